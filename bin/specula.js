@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// The CLI lives in TypeScript; `npm install` (its prepare step) compiles it to dist/.
+import('../dist/src/cli/main.js').catch((e) => {
+  if (e && e.code === 'ERR_MODULE_NOT_FOUND') {
+    console.error('specula: dist/ is missing; run `npm install` (or `npm run build`) in the checkout first');
+    process.exit(1);
+  }
+  throw e;
+});

@@ -1,0 +1,1 @@
+export async function evalCommand(_a: string[]): Promise<number> { throw new Error('todo'); }

@@ -1,0 +1,33 @@
+/** `specula <command>`: parse documents, check a bundle, evaluate. */
+import { checkBundleCommand } from './check-bundle.js';
+import { evalCommand } from './eval.js';
+import { parseCommand } from './parse.js';
+
+const USAGE = `usage:
+  specula parse FILE... [--model DIR] [--device cpu|cuda] [--batch N] [--json]
+  specula eval [--eval-dir DIR] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
+  specula check-bundle [DIR]`;
+
+const commands: Record<string, (args: string[]) => Promise<number>> = {
+  parse: parseCommand,
+  eval: evalCommand,
+  'check-bundle': checkBundleCommand,
+};
+
+async function main(): Promise<void> {
+  const [name, ...rest] = process.argv.slice(2);
+  const cmd = name ? commands[name] : undefined;
+  if (!cmd) {
+    console.error(name && name !== '--help' ? `specula: unknown command "${name}"\n${USAGE}` : USAGE);
+    process.exit(name === '--help' ? 0 : 2);
+  }
+  try {
+    process.exitCode = await cmd(rest);
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    console.error(`specula ${name}: ${err.code ? `[${err.code}] ` : ''}${err.message}`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,31 @@
+/** Line boxes on a page -> grey crops scaled to the model's line height (sharp does the resampling). */
+import sharp from 'sharp';
+import type { GrayPage } from './decode-image.js';
+import type { Box } from './lines.js';
+
+export interface LineCropSpec {
+  height: number;
+  maxWidth: number;
+}
+
+export interface LineCrop {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+export async function cropLine(page: GrayPage, box: Box, spec: LineCropSpec): Promise<LineCrop> {
+  const width = Math.max(1, Math.min(spec.maxWidth, Math.round((box.width * spec.height) / box.height)));
+  const { data, info } = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
+    .extract({ left: box.x, top: box.y, width: box.width, height: box.height })
+    .resize({ width, height: spec.height, fit: 'fill' })
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 1) throw new Error(`line crop came back with ${info.channels} channels`);
+  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+}
+
+export function cropLines(page: GrayPage, boxes: readonly Box[], spec: LineCropSpec): Promise<LineCrop[]> {
+  return Promise.all(boxes.map((b) => cropLine(page, b, spec)));
+}

@@ -1,0 +1,54 @@
+/**
+ * Image bytes -> one grey page. The format is sniffed from magic bytes, the pixel count is checked from the
+ * header before any pixel is decoded, EXIF orientation is applied, and every failure is a DocumentError
+ * that names the file.
+ */
+import sharp from 'sharp';
+import { DocumentError } from './errors.js';
+import { sniffFormat } from './sniff.js';
+
+export interface GrayPage {
+  width: number;
+  height: number;
+  data: Uint8Array; // 1 byte per pixel, row-major
+}
+
+export interface ImageLimits {
+  /** Refuse images with more pixels than this (checked from the header, before decoding). */
+  maxPixels: number;
+}
+
+export const DEFAULT_LIMITS: ImageLimits = { maxPixels: 100_000_000 };
+
+export async function decodeImage(bytes: Uint8Array, file: string, limits: ImageLimits = DEFAULT_LIMITS): Promise<GrayPage> {
+  if (bytes.length === 0) throw new DocumentError('EMPTY_INPUT', file, 'the file is empty');
+  const format = sniffFormat(bytes);
+  if (format === null) {
+    throw new DocumentError('UNSUPPORTED_FORMAT', file, 'not a supported image (PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them');
+  }
+  if (format === 'pdf') throw new DocumentError('UNSUPPORTED_FORMAT', file, 'PDF input is not supported yet; send page images');
+  let meta: sharp.Metadata;
+  try {
+    meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+  } catch (e) {
+    throw new DocumentError('CORRUPT_IMAGE', file, `the ${format.toUpperCase()} header cannot be read (${(e as Error).message})`);
+  }
+  const w = meta.width ?? 0;
+  const h = meta.height ?? 0;
+  if (w * h > limits.maxPixels) {
+    throw new DocumentError('IMAGE_TOO_LARGE', file, `${w}x${h} is ${w * h} pixels, over the limit of ${limits.maxPixels}`);
+  }
+  if (w < 8 || h < 8) throw new DocumentError('IMAGE_TOO_SMALL', file, `${w}x${h} is too small to hold text`);
+  try {
+    const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'error' })
+      .rotate()
+      .flatten({ background: '#ffffff' })
+      .grayscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (info.channels !== 1) throw new Error(`expected 1 channel, got ${info.channels}`);
+    return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  } catch (e) {
+    throw new DocumentError('CORRUPT_IMAGE', file, `the ${format.toUpperCase()} data cannot be decoded (${(e as Error).message})`);
+  }
+}

@@ -1,0 +1,19 @@
+/** Errors about the input document; `code` is stable, and `file` names the input the error is about. */
+export type DocumentErrorCode =
+  | 'EMPTY_INPUT'
+  | 'UNSUPPORTED_FORMAT'
+  | 'CORRUPT_IMAGE'
+  | 'IMAGE_TOO_LARGE'
+  | 'IMAGE_TOO_SMALL';
+
+export class DocumentError extends Error {
+  readonly code: DocumentErrorCode;
+  readonly file: string;
+
+  constructor(code: DocumentErrorCode, file: string, message: string) {
+    super(`${file}: ${message}`);
+    this.name = 'DocumentError';
+    this.code = code;
+    this.file = file;
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * A model bundle: models/<name>/config.json plus its ONNX graphs. Loading checks every file it names
+ * (present, hash as recorded) so a missing or corrupt file is reported by name, not as an opaque ORT error.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as ort from 'onnxruntime-node';
+import { z } from 'zod';
+import { EngineError } from './errors.js';
+import { Tokenizer } from './tokenizer.js';
+
+const FileRef = z.object({ path: z.string().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+
+export const BundleConfigSchema = z.object({
+  name: z.string(),
+  format: z.literal(1),
+  vocab: z.array(z.string()).min(6),
+  specialIds: z.object({
+    pad: z.number().int(),
+    bos: z.number().int(),
+    eos: z.number().int(),
+    mask: z.number().int(),
+    unk: z.number().int(),
+    ctcBlank: z.number().int(),
+  }),
+  dims: z.object({
+    dModel: z.number().int().positive(),
+    nLayers: z.number().int().positive(),
+    nHeads: z.number().int().positive(),
+    headDim: z.number().int().positive(),
+    dFf: z.number().int().positive(),
+    vocabSize: z.number().int().positive(),
+    maxVisual: z.number().int().positive(),
+    maxText: z.number().int().positive(),
+  }),
+  image: z.object({
+    height: z.number().int().positive(),
+    widthMultiple: z.number().int().positive(),
+    visualStride: z.number().int().positive(),
+    maxWidth: z.number().int().positive(),
+    normalise: z.literal('minmax-ink-one'),
+  }),
+  decoding: z.object({ maxNewTokens: z.number().int().positive(), negativeBias: z.number() }),
+  heads: z.object({ lm: z.boolean(), ctc: z.boolean(), mtp: z.boolean(), diffusion: z.boolean() }),
+  focalLayers: z.array(z.number().int()),
+  files: z.object({ vision: FileRef, decoder: FileRef }),
+  golden: z.string(),
+  training: z.record(z.unknown()).optional(),
+  accuracy: z.record(z.unknown()).optional(),
+});
+export type BundleConfig = z.infer<typeof BundleConfigSchema>;
+
+export type Device = 'cpu' | 'cuda';
+
+export interface BundleOptions {
+  device?: Device;
+  /** Intra-op threads for CPU sessions; onnxruntime's default when unset. */
+  threads?: number;
+}
+
+export interface Bundle {
+  dir: string;
+  config: BundleConfig;
+  tokenizer: Tokenizer;
+  vision: ort.InferenceSession;
+  decoder: ort.InferenceSession;
+  device: Device;
+}
+
+/** The bundle shipped in this repository, used when no model is named. */
+export const DEFAULT_BUNDLE = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..', '..', '..', 'models', 'specula-line-base',
+);
+
+function readConfig(dir: string): BundleConfig {
+  const path = join(dir, 'config.json');
+  if (!existsSync(path)) throw new EngineError('BUNDLE_MISSING_FILE', `model bundle file is missing: ${path}`, path);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new EngineError('BUNDLE_CORRUPT_FILE', `model bundle file is not valid JSON: ${path} (${(e as Error).message})`, path);
+  }
+  const parsed = BundleConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: ${path}: ${issues}`, path);
+  }
+  const c = parsed.data;
+  if (c.vocab.length !== c.dims.vocabSize) {
+    throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: ${path}: vocab has ${c.vocab.length} entries, dims.vocabSize says ${c.dims.vocabSize}`, path);
+  }
+  return c;
+}
+
+function checkedBytes(dir: string, ref: z.infer<typeof FileRef>): Uint8Array {
+  const path = join(dir, ref.path);
+  if (!existsSync(path)) throw new EngineError('BUNDLE_MISSING_FILE', `model bundle file is missing: ${path}`, path);
+  const bytes = readFileSync(path);
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  if (hash !== ref.sha256) {
+    throw new EngineError('BUNDLE_CORRUPT_FILE', `model bundle file is corrupt (sha256 ${hash.slice(0, 12)}…, config.json records ${ref.sha256.slice(0, 12)}…): ${path}`, path);
+  }
+  return bytes;
+}
+
+function cudaProviderPresent(): boolean {
+  // onnxruntime-node ships the CUDA provider library only when installed with its CUDA binaries.
+  try {
+    const pkg = dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json'));
+    return existsSync(join(pkg, 'bin', 'napi-v6', process.platform, process.arch, 'libonnxruntime_providers_cuda.so'));
+  } catch {
+    return false;
+  }
+}
+
+async function openSession(bytes: Uint8Array, path: string, opts: BundleOptions): Promise<ort.InferenceSession> {
+  const sessionOptions: ort.InferenceSession.SessionOptions = {
+    executionProviders: opts.device === 'cuda' ? ['cuda'] : ['cpu'],
+    graphOptimizationLevel: 'all',
+    ...(opts.threads ? { intraOpNumThreads: opts.threads, interOpNumThreads: 1 } : {}),
+  };
+  try {
+    return await ort.InferenceSession.create(bytes, sessionOptions);
+  } catch (e) {
+    const msg = (e as Error).message;
+    if (opts.device === 'cuda') {
+      throw new EngineError('DEVICE_UNAVAILABLE', `CUDA was requested but onnxruntime could not use it for ${path}: ${msg}`, path);
+    }
+    throw new EngineError('BUNDLE_CORRUPT_FILE', `onnxruntime could not load ${path}: ${msg}`, path);
+  }
+}
+
+export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptions = {}): Promise<Bundle> {
+  const device: Device = opts.device ?? 'cpu';
+  if (device === 'cuda') {
+    const backends = ort.listSupportedBackends();
+    const cuda = backends.find((b) => b.name === 'cuda');
+    if (!cuda || (!cuda.bundled && !cudaProviderPresent())) {
+      throw new EngineError(
+        'DEVICE_UNAVAILABLE',
+        'CUDA was requested but this onnxruntime-node install has no CUDA provider (install it without ONNXRUNTIME_NODE_INSTALL=skip, in the CUDA image), or use device "cpu"',
+      );
+    }
+  }
+  const config = readConfig(dir);
+  const visionBytes = checkedBytes(dir, config.files.vision);
+  const decoderBytes = checkedBytes(dir, config.files.decoder);
+  const vision = await openSession(visionBytes, join(dir, config.files.vision.path), { ...opts, device });
+  const decoder = await openSession(decoderBytes, join(dir, config.files.decoder.path), { ...opts, device });
+  const tokenizer = new Tokenizer(config.vocab, config.specialIds);
+  return { dir, config, tokenizer, vision, decoder, device };
+}
+
+export async function closeBundle(b: Bundle): Promise<void> {
+  await b.vision.release();
+  await b.decoder.release();
+}

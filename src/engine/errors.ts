@@ -1,0 +1,21 @@
+/** Errors the engine raises; `code` is stable so callers branch on it, never on the message. */
+export type EngineErrorCode =
+  | 'BUNDLE_MISSING_FILE'
+  | 'BUNDLE_CORRUPT_FILE'
+  | 'BUNDLE_INVALID_CONFIG'
+  | 'DEVICE_UNAVAILABLE'
+  | 'INVALID_CROP'
+  | 'GOLDEN_MISMATCH';
+
+export class EngineError extends Error {
+  readonly code: EngineErrorCode;
+  /** The file the error is about, where there is one. */
+  readonly file?: string;
+
+  constructor(code: EngineErrorCode, message: string, file?: string) {
+    super(message);
+    this.name = 'EngineError';
+    this.code = code;
+    this.file = file;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Parity check of a bundle against its golden.json: fixed inputs, the outputs PyTorch gave at export.
+ * The exporter runs it before accepting a bundle, and CI runs it on every committed bundle.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from 'onnxruntime-node';
+import type { Bundle } from './bundle.js';
+import { EngineError } from './errors.js';
+import { decodeGreedy } from './greedy.js';
+import { KvCache } from './kv-cache.js';
+import { runVision } from './vision.js';
+
+interface Packed {
+  shape: number[];
+  data: string; // base64 float32 little-endian
+}
+
+interface Golden {
+  tolerance: number;
+  vision: {
+    inputs: { pixels: Packed; widths: number[] };
+    expected: { ctc_logits: Packed; vis_mask: number[][]; vis_k_sum: number; vis_v_sum: number };
+  };
+  prefill: {
+    inputs: { tokens: number[][]; positions: number[][]; cache: number; attn_bias: Packed };
+    expected: Record<'logits' | 'hidden' | 'new_k' | 'new_v' | 'vis_attn', Packed>;
+  };
+  step: {
+    inputs: { tokens: number[][]; positions: number[][]; attn_bias: Packed };
+    expected: Record<'logits' | 'vis_attn', Packed>;
+  };
+  greedy: { texts: string[]; labels: string[] };
+}
+
+export interface GoldenReport {
+  checks: { name: string; maxAbsDiff: number }[];
+  texts: string[];
+}
+
+function unpack(p: Packed): Float32Array {
+  const buf = Buffer.from(p.data, 'base64');
+  return new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+}
+
+function maxDiff(a: Float32Array, b: Float32Array, name: string, file: string): number {
+  if (a.length !== b.length) throw new EngineError('GOLDEN_MISMATCH', `${name}: ${a.length} values, golden has ${b.length}`, file);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+const sum = (a: Float32Array): number => a.reduce((s, x) => s + x, 0);
+
+export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
+  const file = join(bundle.dir, bundle.config.golden);
+  const g = JSON.parse(readFileSync(file, 'utf8')) as Golden;
+  const { nLayers: L, nHeads: H, headDim: dh } = bundle.config.dims;
+  const checks: GoldenReport['checks'] = [];
+  const expect = (name: string, got: Float32Array, want: Float32Array, tol = g.tolerance): void => {
+    const d = maxDiff(got, want, name, file);
+    checks.push({ name, maxAbsDiff: d });
+    if (!(d <= tol)) throw new EngineError('GOLDEN_MISMATCH', `${name} differs from golden by ${d} (tolerance ${tol}) in ${file}`, file);
+  };
+
+  const px = g.vision.inputs.pixels;
+  const pixels = unpack(px);
+  const vis = await runVision(bundle, {
+    pixels,
+    widths: BigInt64Array.from(g.vision.inputs.widths, (w) => BigInt(w)),
+    batch: px.shape[0],
+    width: px.shape[3],
+  });
+  expect('vision.ctc_logits', vis.ctcLogits, unpack(g.vision.expected.ctc_logits));
+  expect('vision.vis_mask', vis.mask, Float32Array.from(g.vision.expected.vis_mask.flat()), 0);
+  const relSum = (got: number, want: number): number => Math.abs(got - want) / Math.max(1, Math.abs(want));
+  expect('vision.vis_k_sum', Float32Array.of(relSum(sum(vis.k), g.vision.expected.vis_k_sum)), Float32Array.of(0), 1e-4);
+  expect('vision.vis_v_sum', Float32Array.of(relSum(sum(vis.v), g.vision.expected.vis_v_sum)), Float32Array.of(0), 1e-4);
+
+  const B = px.shape[0];
+  const run = async (tokens: number[][], positions: number[][], cacheK: Float32Array, cacheV: Float32Array, c: number, bias: Packed) => {
+    const t = tokens[0].length;
+    const visDims = [L, B, H, vis.visual, dh];
+    return bundle.decoder.run({
+      tokens: new ort.Tensor('int64', BigInt64Array.from(tokens.flat(), BigInt), [B, t]),
+      positions: new ort.Tensor('int64', BigInt64Array.from(positions.flat(), BigInt), [B, t]),
+      cache_k: new ort.Tensor('float32', cacheK, [L, B, H, c, dh]),
+      cache_v: new ort.Tensor('float32', cacheV, [L, B, H, c, dh]),
+      vis_k: new ort.Tensor('float32', vis.k, visDims),
+      vis_v: new ort.Tensor('float32', vis.v, visDims),
+      vis_mask: new ort.Tensor('float32', vis.mask, [B, vis.visual]),
+      attn_bias: new ort.Tensor('float32', unpack(bias), bias.shape),
+    });
+  };
+  const c = g.prefill.inputs.cache;
+  const empty = new Float32Array(L * B * H * c * dh);
+  const pre = await run(g.prefill.inputs.tokens, g.prefill.inputs.positions, empty, empty, c, g.prefill.inputs.attn_bias);
+  for (const name of ['logits', 'hidden', 'new_k', 'new_v', 'vis_attn'] as const) {
+    expect(`prefill.${name}`, pre[name].data as Float32Array, unpack(g.prefill.expected[name]));
+  }
+  // The engine's own cache writer puts the prefill's K/V into slots 0..T-1, as the golden step expects.
+  const cache = new KvCache(L, H, dh, B, c);
+  const t = g.prefill.inputs.tokens[0].length;
+  const all = Array.from({ length: t }, (_, i) => i);
+  cache.commit(pre.new_k.data as Float32Array, pre.new_v.data as Float32Array, t, g.prefill.inputs.tokens.map(() => all));
+  const step = await run(g.step.inputs.tokens, g.step.inputs.positions, cache.k, cache.v, c, g.step.inputs.attn_bias);
+  expect('step.logits', step.logits.data as Float32Array, unpack(g.step.expected.logits));
+  expect('step.vis_attn', step.vis_attn.data as Float32Array, unpack(g.step.expected.vis_attn));
+
+  const greedy = await decodeGreedy(bundle, vis);
+  const texts = greedy.ids.map((ids) => bundle.tokenizer.decode(ids));
+  texts.forEach((text, i) => {
+    if (text !== g.greedy.texts[i]) {
+      throw new EngineError('GOLDEN_MISMATCH', `greedy text of golden line ${i} is ${JSON.stringify(text)}, PyTorch gave ${JSON.stringify(g.greedy.texts[i])} (${file})`, file);
+    }
+  });
+  return { checks, texts };
+}

@@ -1,0 +1,62 @@
+/**
+ * Line crops -> the vision graph's input. Mirrors training/render.py `normalise` exactly: the crop is
+ * already IMAGE_HEIGHT tall (the document layer resizes it); contrast is stretched so ink is 1 and paper 0,
+ * and the width is padded with 0 to a multiple of the visual stride.
+ */
+import { EngineError } from './errors.js';
+
+/** One grey (1 channel, 8-bit) line crop, already scaled to the bundle's image height. */
+export interface GrayCrop {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+export interface ImageSpec {
+  height: number;
+  widthMultiple: number;
+  maxWidth: number;
+}
+
+export interface PixelBatch {
+  pixels: Float32Array; // [B, 1, H, W]
+  widths: BigInt64Array; // [B] real widths in pixels
+  batch: number;
+  width: number; // padded W
+}
+
+export function checkCrop(crop: GrayCrop, spec: ImageSpec): void {
+  if (crop.height !== spec.height) {
+    throw new EngineError('INVALID_CROP', `line crop must be ${spec.height} px tall, got ${crop.height}`);
+  }
+  if (crop.width < 1 || crop.width > spec.maxWidth) {
+    throw new EngineError('INVALID_CROP', `line crop width must be 1..${spec.maxWidth} px, got ${crop.width}`);
+  }
+  if (crop.data.length !== crop.width * crop.height) {
+    throw new EngineError('INVALID_CROP', `line crop has ${crop.data.length} bytes, expected ${crop.width * crop.height} (1 channel)`);
+  }
+}
+
+export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec): PixelBatch {
+  crops.forEach((c) => checkCrop(c, spec));
+  const h = spec.height;
+  const maxW = Math.max(...crops.map((c) => c.width));
+  const width = Math.ceil(maxW / spec.widthMultiple) * spec.widthMultiple;
+  const pixels = new Float32Array(crops.length * h * width);
+  const widths = new BigInt64Array(crops.length);
+  crops.forEach((c, b) => {
+    let lo = 255;
+    let hi = 0;
+    for (const p of c.data) {
+      if (p < lo) lo = p;
+      if (p > hi) hi = p;
+    }
+    const scale = 1 / Math.max(hi - lo, 32);
+    const base = b * h * width;
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < c.width; x++) pixels[base + y * width + x] = (hi - c.data[y * c.width + x]) * scale;
+    }
+    widths[b] = BigInt(c.width);
+  });
+  return { pixels, widths, batch: crops.length, width };
+}

@@ -1,0 +1,78 @@
+/**
+ * One decoder forward over a batch of rows, each bringing T new tokens (padded to a common T), against the
+ * static text cache and the visual K/V. The additive bias says, per new token, which cache slots and which
+ * new tokens it may see: causal for a chain, ancestors for a tree, a block for diffusion.
+ */
+import * as ort from 'onnxruntime-node';
+import type { Bundle } from './bundle.js';
+import type { KvCache } from './kv-cache.js';
+import type { VisualState } from './vision.js';
+
+export interface StepInput {
+  tokens: number[][]; // [B][T]
+  positions: number[][]; // [B][T]
+  /** attend(b, i, j): may new token i of row b see new token j? Defaults to causal. */
+  attend?: (b: number, i: number, j: number) => boolean;
+}
+
+export interface StepOutput {
+  logits: Float32Array; // [B, T, vocab]
+  hidden: Float32Array; // [B, T, d]
+  newK: Float32Array; // [L, B, H, T, dh]
+  newV: Float32Array;
+  visAttn: Float32Array; // [B, T, V]
+  t: number;
+  vocab: number;
+}
+
+const causal = (_b: number, i: number, j: number): boolean => j <= i;
+
+export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualState, input: StepInput): Promise<StepOutput> {
+  const b = cache.batch;
+  const t = input.tokens[0].length;
+  const c = cache.capacity;
+  const neg = bundle.config.decoding.negativeBias;
+  const attend = input.attend ?? causal;
+  const tokens = new BigInt64Array(b * t);
+  const positions = new BigInt64Array(b * t);
+  const bias = new Float32Array(b * t * (c + t));
+  for (let r = 0; r < b; r++) {
+    const len = cache.lengths[r];
+    for (let i = 0; i < t; i++) {
+      tokens[r * t + i] = BigInt(input.tokens[r][i]);
+      positions[r * t + i] = BigInt(input.positions[r][i]);
+      const row = (r * t + i) * (c + t);
+      bias.fill(neg, row + len, row + c);
+      for (let j = 0; j < t; j++) if (!attend(r, i, j)) bias[row + c + j] = neg;
+    }
+  }
+  const { nLayers, nHeads, headDim } = bundle.config.dims;
+  const visDims = [nLayers, b, nHeads, vis.visual, headDim];
+  const out = await bundle.decoder.run({
+    tokens: new ort.Tensor('int64', tokens, [b, t]),
+    positions: new ort.Tensor('int64', positions, [b, t]),
+    cache_k: new ort.Tensor('float32', cache.k, cache.dims),
+    cache_v: new ort.Tensor('float32', cache.v, cache.dims),
+    vis_k: new ort.Tensor('float32', vis.k, visDims),
+    vis_v: new ort.Tensor('float32', vis.v, visDims),
+    vis_mask: new ort.Tensor('float32', vis.mask, [b, vis.visual]),
+    attn_bias: new ort.Tensor('float32', bias, [b, t, c + t]),
+  });
+  return {
+    logits: out.logits.data as Float32Array,
+    hidden: out.hidden.data as Float32Array,
+    newK: out.new_k.data as Float32Array,
+    newV: out.new_v.data as Float32Array,
+    visAttn: out.vis_attn.data as Float32Array,
+    t,
+    vocab: bundle.config.dims.vocabSize,
+  };
+}
+
+/** argmax over the vocabulary at new position i of row r. */
+export function argmaxAt(out: StepOutput, r: number, i: number): number {
+  const off = (r * out.t + i) * out.vocab;
+  let best = 0;
+  for (let c = 1; c < out.vocab; c++) if (out.logits[off + c] > out.logits[off + best]) best = c;
+  return best;
+}

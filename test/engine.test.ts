@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { cropLines } from '../src/document/crop-lines.js';
+import { decodeImage } from '../src/document/decode-image.js';
+import { findLines } from '../src/document/lines.js';
+import { DEFAULT_BUNDLE, loadBundle, closeBundle } from '../src/engine/bundle.js';
+import { Engine } from '../src/engine/engine.js';
+import { EngineError } from '../src/engine/errors.js';
+import { checkGolden } from '../src/engine/golden.js';
+import type { GrayCrop } from '../src/engine/preprocess.js';
+import { SAMPLE_PAGE } from './helpers/fixtures.js';
+
+
+const BUNDLE_FILES = ['config.json', 'vision.onnx', 'decoder.onnx', 'golden.json'];
+
+function copyBundle(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'specula-bundle-'));
+  for (const f of BUNDLE_FILES) copyFileSync(join(DEFAULT_BUNDLE, f), join(dir, f));
+  return dir;
+}
+
+const failsWith = async (p: Promise<unknown>, code: string, file?: string) =>
+  assert.rejects(p, (e: unknown) => {
+    assert.ok(e instanceof EngineError, `expected an EngineError, got ${String(e)}`);
+    assert.equal(e.code, code);
+    if (file) {
+      assert.equal(e.file, file);
+      assert.ok(e.message.includes(file), 'the message names the file');
+    }
+    return true;
+  });
+
+describe('the shipped model bundle', () => {
+  it('onnxruntime reproduces the PyTorch outputs recorded in golden.json', async () => {
+    const bundle = await loadBundle();
+    try {
+      const report = await checkGolden(bundle);
+      assert.ok(report.checks.length >= 10);
+      for (const c of report.checks) assert.ok(c.maxAbsDiff <= 2e-3, `${c.name}: ${c.maxAbsDiff}`);
+    } finally {
+      await closeBundle(bundle);
+    }
+  });
+
+  it('a missing file is reported by name', async () => {
+    const dir = copyBundle();
+    rmSync(join(dir, 'decoder.onnx'));
+    await failsWith(loadBundle(dir), 'BUNDLE_MISSING_FILE', join(dir, 'decoder.onnx'));
+    rmSync(join(dir, 'config.json'));
+    await failsWith(loadBundle(dir), 'BUNDLE_MISSING_FILE', join(dir, 'config.json'));
+    rmSync(dir, { recursive: true });
+  });
+
+  it('a corrupt ONNX file is reported by name', async () => {
+    const dir = copyBundle();
+    const path = join(dir, 'vision.onnx');
+    const bytes = readFileSync(path);
+    bytes.fill(0x5a, 1000, 2000);
+    writeFileSync(path, bytes);
+    await failsWith(loadBundle(dir), 'BUNDLE_CORRUPT_FILE', path);
+    rmSync(dir, { recursive: true });
+  });
+
+  it('a config.json that is not JSON, or lacks a field, is reported by name', async () => {
+    const dir = copyBundle();
+    const path = join(dir, 'config.json');
+    const good = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    writeFileSync(path, '{ "name": ');
+    await failsWith(loadBundle(dir), 'BUNDLE_CORRUPT_FILE', path);
+    delete good.vocab;
+    writeFileSync(path, JSON.stringify(good));
+    await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);
+    rmSync(dir, { recursive: true });
+  });
+
+  it('asking for CUDA where onnxruntime has no CUDA provider is DEVICE_UNAVAILABLE', async (t) => {
+    let bundle;
+    try {
+      bundle = await loadBundle(DEFAULT_BUNDLE, { device: 'cuda' });
+    } catch (e) {
+      assert.ok(e instanceof EngineError);
+      assert.equal(e.code, 'DEVICE_UNAVAILABLE');
+      assert.match(e.message, /CUDA/);
+      return;
+    }
+    await closeBundle(bundle);
+    t.skip('this machine has a working CUDA provider');
+  });
+});
+
+describe('batched line decoding', () => {
+  let engine: Engine;
+  let crops: GrayCrop[];
+  before(async () => {
+    engine = await Engine.open();
+    const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+    crops = await cropLines(page, findLines(page), engine.imageSpec);
+  });
+  after(() => engine.close());
+
+  it('gives the same text for a whole page in one batch as line by line', async () => {
+    const batched = await engine.readLines(crops, { batchSize: 32 });
+    const single = await engine.readLines(crops, { batchSize: 1 });
+    assert.equal(batched.lines.length, crops.length);
+    assert.deepEqual(batched.lines.map((l) => l.text), single.lines.map((l) => l.text));
+    assert.ok(batched.metrics.forwards < single.metrics.forwards, 'one batch needs fewer forwards');
+  });
+
+  it('returns lines in the caller order, whatever order the batches ran in', async () => {
+    const reversed = [...crops].reverse();
+    const a = await engine.readLines(crops, { batchSize: 5 });
+    const b = await engine.readLines(reversed, { batchSize: 7 });
+    assert.deepEqual([...b.lines].reverse().map((l) => l.text), a.lines.map((l) => l.text));
+  });
+
+  it('refuses a crop that is not at the model line height', async () => {
+    const bad = { width: 10, height: 20, data: new Uint8Array(200) };
+    await failsWith(engine.readLines([bad]), 'INVALID_CROP');
+  });
+});

@@ -1,0 +1,201 @@
+"""Export a checkpoint to a model bundle: models/<name>/{vision.onnx, decoder.onnx, config.json, golden.json}.
+
+  /usr/bin/python3 training/export.py --ckpt training/checkpoints/base.pt --out models/specula-line-base
+
+The exporter then runs the engine's own bundle check (node, onnxruntime-node) on the golden file and fails
+loudly if onnxruntime disagrees with PyTorch. Build the TypeScript first (`npm run build`).
+"""
+import argparse
+import base64
+import datetime
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import charset  # noqa: E402
+from data import collate, held_out, make_sample  # noqa: E402
+from model import NEG, ModelConfig, OCRModel, greedy_decode  # noqa: E402
+from render import IMAGE_HEIGHT, MAX_WIDTH, WIDTH_MULTIPLE  # noqa: E402
+
+FOCAL = [1, 2]
+OPSET = 17
+MAX_LEN = 160
+
+
+class Vision(torch.nn.Module):
+    def __init__(self, m: OCRModel):
+        super().__init__()
+        self.m = m
+
+    def forward(self, pixels, widths):
+        return self.m.vision(pixels, widths)
+
+
+class Decoder(torch.nn.Module):
+    def __init__(self, m: OCRModel):
+        super().__init__()
+        self.m = m
+
+    def forward(self, tokens, positions, cache_k, cache_v, vis_k, vis_v, vis_mask, attn_bias):
+        return self.m.decode(tokens, positions, cache_k, cache_v, vis_k, vis_v, vis_mask, attn_bias, focal=FOCAL)
+
+
+def b64f32(a) -> str:
+    return base64.b64encode(np.ascontiguousarray(a, dtype="<f4").tobytes()).decode()
+
+
+def sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ckpt", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--eval-lines", type=int, default=200, help="held-out synthetic lines to score")
+    ap.add_argument("--skip-check", action="store_true", help="do not run the onnxruntime parity check")
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+
+    st = torch.load(args.ckpt)
+    cfg = ModelConfig(**st["config"])
+    model = OCRModel(cfg)
+    model.load_state_dict(st["model"])
+    model.eval()
+    os.makedirs(args.out, exist_ok=True)
+    L, H, dh = cfg.n_layers, cfg.n_heads, cfg.d_model // cfg.n_heads
+
+    # ---- golden inputs: two real synthetic lines of different widths ------------------------------------
+    rng = random.Random(4242)
+    from render import FontBank
+    from textgen import TextSource
+    src, bank = TextSource(4242), FontBank()
+    np.random.seed(4242)
+    samples = [make_sample(src, bank, rng, 40), make_sample(src, bank, rng, 20)]
+    b = collate(samples)
+    pixels, widths = b["pixels"], b["widths"]
+
+    vision, decoder = Vision(model), Decoder(model)
+    with torch.no_grad():
+        vk, vv, ctc, vm = vision(pixels, widths)
+        B, V = pixels.shape[0], vk.shape[3]
+        # prefill: BOS + 5 tokens against an 8-slot cache that holds nothing yet
+        C, T = 8, 6
+        toks = torch.tensor([[charset.BOS] + charset.encode("Speci"), [charset.BOS] + charset.encode("lines")])
+        pos = torch.arange(T)[None].expand(B, T).contiguous()
+        ck = torch.zeros(L, B, H, C, dh)
+        cv = torch.zeros_like(ck)
+        causal = torch.where(torch.tril(torch.ones(T, T)) > 0, 0.0, NEG)
+        bias = torch.cat([torch.full((T, C), NEG), causal], dim=1)[None].expand(B, T, C + T).contiguous()
+        logits, hidden, nk, nv, mass = decoder(toks, pos, ck, cv, vk, vv, vm, bias)
+        # step: the 6 tokens now in cache slots 0..5, one new token at position 6
+        ck2, cv2 = ck.clone(), cv.clone()
+        ck2[:, :, :, :T] = nk
+        cv2[:, :, :, :T] = nv
+        tok2 = torch.tensor([[charset.encode("a")[0]], [charset.encode(" ")[0]]])
+        pos2 = torch.full((B, 1), T)
+        bias2 = torch.cat([torch.where(torch.arange(C) < T, 0.0, NEG)[None, None].expand(B, 1, C),
+                           torch.zeros(B, 1, 1)], dim=2).contiguous()
+        logits2, _, _, _, mass2 = decoder(tok2, pos2, ck2, cv2, vk, vv, vm, bias2)
+        out, _, _ = greedy_decode(model, pixels, widths, MAX_LEN, charset.BOS, charset.EOS)
+
+    # ---- ONNX export -------------------------------------------------------------------------------
+    vpath, dpath = os.path.join(args.out, "vision.onnx"), os.path.join(args.out, "decoder.onnx")
+    torch.onnx.export(vision, (pixels, widths), vpath, opset_version=OPSET,
+                      input_names=["pixels", "widths"], output_names=["vis_k", "vis_v", "ctc_logits", "vis_mask"],
+                      dynamic_axes={"pixels": {0: "batch", 3: "width"}, "widths": {0: "batch"},
+                                    "vis_k": {1: "batch", 3: "visual"}, "vis_v": {1: "batch", 3: "visual"},
+                                    "ctc_logits": {0: "batch", 1: "visual"}, "vis_mask": {0: "batch", 1: "visual"}})
+    torch.onnx.export(decoder, (toks, pos, ck, cv, vk, vv, vm, bias), dpath, opset_version=OPSET,
+                      input_names=["tokens", "positions", "cache_k", "cache_v", "vis_k", "vis_v", "vis_mask",
+                                   "attn_bias"],
+                      output_names=["logits", "hidden", "new_k", "new_v", "vis_attn"],
+                      dynamic_axes={"tokens": {0: "batch", 1: "new"}, "positions": {0: "batch", 1: "new"},
+                                    "cache_k": {1: "batch", 3: "cache"}, "cache_v": {1: "batch", 3: "cache"},
+                                    "vis_k": {1: "batch", 3: "visual"}, "vis_v": {1: "batch", 3: "visual"},
+                                    "vis_mask": {0: "batch", 1: "visual"},
+                                    "attn_bias": {0: "batch", 1: "new", 2: "keys"},
+                                    "logits": {0: "batch", 1: "new"}, "hidden": {0: "batch", 1: "new"},
+                                    "new_k": {1: "batch", 3: "new"}, "new_v": {1: "batch", 3: "new"},
+                                    "vis_attn": {0: "batch", 1: "new", 2: "visual"}})
+
+    golden = {
+        "tolerance": 2e-3,
+        "vision": {"inputs": {"pixels": {"shape": list(pixels.shape), "data": b64f32(pixels)},
+                              "widths": widths.tolist()},
+                   "expected": {"ctc_logits": {"shape": list(ctc.shape), "data": b64f32(ctc)},
+                                "vis_mask": vm.tolist(),
+                                "vis_k_sum": float(vk.sum()), "vis_v_sum": float(vv.sum())}},
+        "prefill": {"inputs": {"tokens": toks.tolist(), "positions": pos.tolist(), "cache": C,
+                               "attn_bias": {"shape": list(bias.shape), "data": b64f32(bias)}},
+                    "expected": {"logits": {"shape": list(logits.shape), "data": b64f32(logits)},
+                                 "hidden": {"shape": list(hidden.shape), "data": b64f32(hidden)},
+                                 "new_k": {"shape": list(nk.shape), "data": b64f32(nk)},
+                                 "new_v": {"shape": list(nv.shape), "data": b64f32(nv)},
+                                 "vis_attn": {"shape": list(mass.shape), "data": b64f32(mass)}}},
+        "step": {"inputs": {"tokens": tok2.tolist(), "positions": pos2.tolist(),
+                            "attn_bias": {"shape": list(bias2.shape), "data": b64f32(bias2)}},
+                 "expected": {"logits": {"shape": list(logits2.shape), "data": b64f32(logits2)},
+                              "vis_attn": {"shape": list(mass2.shape), "data": b64f32(mass2)}}},
+        "greedy": {"texts": [charset.decode(r) for r in out.tolist()], "labels": b["texts"]},
+    }
+    with open(os.path.join(args.out, "golden.json"), "w") as f:
+        json.dump(golden, f)
+
+    # ---- held-out accuracy ---------------------------------------------------------------------------
+    from train import evaluate
+    ar, ctc_cer, _ = evaluate(model, held_out(args.eval_lines), max_len=MAX_LEN)
+    prev = {}
+    cpath = os.path.join(args.out, "config.json")
+    if os.path.exists(cpath):
+        prev = json.load(open(cpath)).get("accuracy", {})
+    config = {
+        "name": os.path.basename(os.path.normpath(args.out)),
+        "format": 1,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "vocab": charset.VOCAB,
+        "specialIds": {"pad": charset.PAD, "bos": charset.BOS, "eos": charset.EOS, "mask": charset.MASK,
+                       "unk": charset.UNK, "ctcBlank": charset.PAD},
+        "dims": {"dModel": cfg.d_model, "nLayers": L, "nHeads": H, "headDim": dh, "dFf": cfg.d_ff,
+                 "vocabSize": cfg.vocab_size, "maxVisual": cfg.max_visual, "maxText": cfg.max_text},
+        "image": {"height": IMAGE_HEIGHT, "widthMultiple": WIDTH_MULTIPLE, "visualStride": WIDTH_MULTIPLE,
+                  "maxWidth": MAX_WIDTH, "normalise": "minmax-ink-one"},
+        "decoding": {"maxNewTokens": MAX_LEN, "negativeBias": NEG},
+        "heads": {"lm": True, "ctc": True, "mtp": False, "diffusion": False},
+        "focalLayers": FOCAL,
+        "files": {name: {"path": f"{name}.onnx", "sha256": sha256(os.path.join(args.out, f"{name}.onnx"))}
+                  for name in ["vision", "decoder"]},
+        "golden": "golden.json",
+        "training": {"steps": st.get("step"), "linesSeen": st.get("seen"), "opset": OPSET,
+                     "torch": torch.__version__},
+        "accuracy": {**prev, "heldOutSynthetic": {"lines": args.eval_lines, "cerAr": round(ar, 5),
+                                                  "cerCtc": round(ctc_cer, 5)}},
+    }
+    with open(cpath, "w") as f:
+        json.dump(config, f, indent=1, ensure_ascii=False)
+    size = sum(os.path.getsize(os.path.join(args.out, n)) for n in os.listdir(args.out))
+    print(f"exported {args.out}: {size / 1e6:.1f} MB; held-out synthetic CER AR {ar:.4f}, CTC {ctc_cer:.4f}")
+    if size > 40e6:
+        sys.exit(f"bundle is {size / 1e6:.1f} MB, over the 40 MB limit")
+
+    if not args.skip_check:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        r = subprocess.run(["node", os.path.join(root, "dist/src/cli/main.js"), "check-bundle", args.out])
+        if r.returncode != 0:
+            sys.exit("onnxruntime disagrees with PyTorch on golden.json: the bundle is NOT valid")
+        print("onnxruntime matches PyTorch on golden.json")
+
+
+if __name__ == "__main__":
+    main()

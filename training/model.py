@@ -1,0 +1,232 @@
+"""Specula's OCR VLM: a CNN stem turns a line crop into visual tokens, which sit as a bidirectional prefix
+before the text in one causal transformer (a decoder-only VLM). A CTC head reads the visual tokens.
+
+The same layer code serves training (whole sequence at once) and the exported decoder contract
+(new tokens against a static text cache and precomputed visual K/V), so the two cannot drift apart.
+"""
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+NEG = -1e9  # additive bias for "may not attend"; finite so that exported graphs never make NaN
+
+
+@dataclass
+class ModelConfig:
+    vocab_size: int
+    d_model: int = 192
+    n_layers: int = 4
+    n_heads: int = 4
+    d_ff: int = 768
+    max_visual: int = 512  # visual tokens: MAX_WIDTH / 4 plus room
+    max_text: int = 256  # text positions (BOS + characters + EOS)
+    image_height: int = 32
+
+    def to_dict(self):
+        return asdict(self)
+
+
+class Stem(nn.Module):
+    """[B,1,32,W] -> [B, W/4, d]: height collapsed into channels, width downsampled 4x.
+
+    Columns past each row's real width are zeroed after every block, so a line's features do not depend
+    on how much padding its batch has (BatchNorm's shift would otherwise leak into the right edge).
+    """
+
+    def __init__(self, d: int):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+        # (block, pool kernel) per stage; the width halves at the first two pools only.
+        self.blocks = nn.ModuleList([block(1, 32), block(32, 64), block(64, 128), block(128, 128), block(128, 160)])
+        self.pools = [(2, 2), (2, 2), None, (2, 1), (2, 1)]
+        self.proj = nn.Linear(160 * 2, d)
+
+    def forward(self, x, widths):
+        w = widths
+        for blk, pool in zip(self.blocks, self.pools):
+            x = blk(x)
+            x = x * column_mask(w, x.shape[-1])
+            if pool is not None:
+                x = F.max_pool2d(x, pool, pool)
+                w = torch.div(w + pool[1] - 1, pool[1], rounding_mode="floor")
+        b, c, h, v = x.shape
+        f = x.permute(0, 3, 1, 2).reshape(b, v, c * h)
+        return self.proj(f)
+
+
+def column_mask(widths, n: int):
+    """[B] real widths -> [B,1,1,n] float mask of the columns inside them."""
+    return (torch.arange(n, device=widths.device)[None] < widths[:, None]).float()[:, None, None, :]
+
+
+class Layer(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        d, self.h = cfg.d_model, cfg.n_heads
+        self.dh = d // cfg.n_heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.ff = nn.Sequential(nn.Linear(d, cfg.d_ff), nn.GELU(), nn.Linear(cfg.d_ff, d))
+
+    def project(self, x):
+        """x [B,T,d] -> q, k, v each [B,H,T,dh]."""
+        b, t, _ = x.shape
+        q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, self.h, self.dh).permute(2, 0, 3, 1, 4)
+        return q, k, v
+
+    def attend(self, x, q, k, v, bias):
+        """Attention of q over (k, v) with an additive bias [B,1|H,T,S]; returns new x and the probabilities."""
+        b, _, t, _ = q.shape
+        s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.dh) + bias
+        p = torch.softmax(s, dim=-1)
+        o = torch.matmul(p, v).permute(0, 2, 1, 3).reshape(b, t, self.h * self.dh)
+        x = x + self.out(o)
+        x = x + self.ff(self.ln2(x))
+        return x, p
+
+
+class OCRModel(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        d = cfg.d_model
+        self.stem = Stem(d)
+        self.vis_pos = nn.Embedding(cfg.max_visual, d)
+        self.tok = nn.Embedding(cfg.vocab_size, d)
+        self.txt_pos = nn.Embedding(cfg.max_text, d)
+        self.layers = nn.ModuleList(Layer(cfg) for _ in range(cfg.n_layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.lm_head = nn.Linear(d, cfg.vocab_size, bias=False)
+        self.ctc_head = nn.Linear(d, cfg.vocab_size)
+        nn.init.normal_(self.vis_pos.weight, std=0.02)
+        nn.init.normal_(self.txt_pos.weight, std=0.02)
+        nn.init.normal_(self.tok.weight, std=0.02)
+
+    # ---- visual prefix -----------------------------------------------------------------------------
+    def visual_embed(self, pixels, widths):
+        v = self.stem(pixels, widths)
+        pos = torch.arange(v.shape[1], device=v.device)
+        return v + self.vis_pos(pos)[None]
+
+    def vision(self, pixels, widths):
+        """pixels [B,1,H,W], widths [B] -> per-layer K/V [L,B,H,V,dh] x2, CTC logits, visual mask [B,V]."""
+        x = self.visual_embed(pixels, widths)
+        vis_mask = visual_mask(widths, x.shape[1])
+        bias = ((1.0 - vis_mask) * NEG)[:, None, None, :]
+        ks, vs = [], []
+        for layer in self.layers:
+            q, k, v = layer.project(x)
+            ks.append(k)
+            vs.append(v)
+            x, _ = layer.attend(x, q, k, v, bias)
+        ctc = self.ctc_head(self.ln_f(x))
+        return torch.stack(ks), torch.stack(vs), ctc, vis_mask
+
+    # ---- the decoder contract ------------------------------------------------------------------------
+    def decode(self, tokens, positions, cache_k, cache_v, vis_k, vis_v, vis_mask, attn_bias, focal=(1, 2)):
+        """New tokens against the static text cache and the visual K/V.
+
+        tokens/positions [B,T]; cache_k/v [L,B,H,C,dh]; vis_k/v [L,B,H,V,dh]; vis_mask [B,V];
+        attn_bias [B,T,C+T] over (cache slots, new tokens). Returns logits [B,T,vocab], hidden [B,T,d],
+        new K/V [L,B,H,T,dh], and the focal layers' mean attention mass on each visual token [B,T,V].
+        """
+        x = self.tok(tokens) + self.txt_pos(positions)
+        vb = ((1.0 - vis_mask) * NEG)[:, None, :]  # B,1,V
+        vb = vb.expand(-1, tokens.shape[1], -1)  # B,T,V
+        bias = torch.cat([vb, attn_bias], dim=-1)[:, None]  # B,1,T,V+C+T
+        nv = vis_k.shape[3]
+        new_k, new_v, mass = [], [], []
+        for i, layer in enumerate(self.layers):
+            q, k, v = layer.project(x)
+            new_k.append(k)
+            new_v.append(v)
+            keys = torch.cat([vis_k[i], cache_k[i], k], dim=2)
+            vals = torch.cat([vis_v[i], cache_v[i], v], dim=2)
+            x, p = layer.attend(x, q, keys, vals, bias)
+            if i in focal:
+                mass.append(p[..., :nv].mean(dim=1))
+        h = self.ln_f(x)
+        logits = self.lm_head(h)
+        return logits, h, torch.stack(new_k), torch.stack(new_v), torch.stack(mass).mean(0)
+
+    # ---- training: the whole sequence at once --------------------------------------------------------
+    def forward(self, pixels, widths, tokens):
+        """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V]."""
+        b, t = tokens.shape
+        vis = self.visual_embed(pixels, widths)
+        nv = vis.shape[1]
+        vis_mask = visual_mask(widths, nv)
+        pos = torch.arange(t, device=tokens.device)
+        txt = self.tok(tokens) + self.txt_pos(pos)[None]
+        x = torch.cat([vis, txt], dim=1)
+        n = nv + t
+        # Prefix-LM mask: visual tokens see the (real) visual tokens; text sees them and earlier text.
+        allow = torch.zeros(b, n, n, dtype=torch.bool, device=x.device)
+        vm = vis_mask.bool()
+        allow[:, :, :nv] = vm[:, None, :]
+        allow[:, nv:, nv:] = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device))[None]
+        bias = torch.where(allow, 0.0, NEG)[:, None]
+        for layer in self.layers:
+            q, k, v = layer.project(x)
+            x, _ = layer.attend(x, q, k, v, bias)
+        h = self.ln_f(x)
+        return self.lm_head(h[:, nv:]), self.ctc_head(h[:, :nv]), vis_mask
+
+
+def visual_mask(widths, nv: int, stride: int = 4):
+    """widths [B] (pixels) -> [B, nv] float mask of real visual tokens."""
+    n = torch.div(widths + stride - 1, stride, rounding_mode="floor")
+    return (torch.arange(nv, device=widths.device)[None] < n[:, None]).float()
+
+
+@torch.no_grad()
+def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: int):
+    """Plain greedy AR decoding through the decoder contract (the same path the engine runs)."""
+    b = pixels.shape[0]
+    vk, vv, ctc, vm = model.vision(pixels, widths)
+    L, _, H, _, dh = vk.shape
+    cache_k = torch.zeros(L, b, H, max_len + 1, dh)
+    cache_v = torch.zeros_like(cache_k)
+    tok = torch.full((b, 1), bos, dtype=torch.long)
+    out = torch.zeros(b, max_len, dtype=torch.long)
+    done = torch.zeros(b, dtype=torch.bool)
+    C = max_len + 1
+    for step in range(max_len):
+        slots = torch.arange(C)
+        cache_bias = torch.where(slots < step, 0.0, NEG)[None, None, :].expand(b, 1, C)
+        attn_bias = torch.cat([cache_bias, torch.zeros(b, 1, 1)], dim=-1)
+        pos = torch.full((b, 1), step, dtype=torch.long)
+        logits, _, nk, nvv, _ = model.decode(tok, pos, cache_k, cache_v, vk, vv, vm, attn_bias)
+        cache_k[:, :, :, step] = nk[:, :, :, 0]
+        cache_v[:, :, :, step] = nvv[:, :, :, 0]
+        nxt = logits[:, -1].argmax(-1)
+        nxt = torch.where(done, torch.full_like(nxt, eos), nxt)
+        out[:, step] = nxt
+        done |= nxt == eos
+        tok = nxt[:, None]
+        if bool(done.all()):
+            break
+    return out, ctc, vm
+
+
+def ctc_greedy(ctc_logits, vis_mask, blank: int = 0):
+    ids = ctc_logits.argmax(-1)
+    res = []
+    for row, m in zip(ids.tolist(), vis_mask.tolist()):
+        prev, seq = -1, []
+        for i, keep in zip(row, m):
+            if not keep:
+                break
+            if i != prev and i != blank:
+                seq.append(i)
+            prev = i
+        res.append(seq)
+    return res

@@ -1,0 +1,158 @@
+"""Train the OCR VLM: LM cross-entropy on the text plus CTC on the visual tokens.
+
+Resumable: state goes to RUN/last.pt every --save-every steps and on SIGTERM/SIGINT; a weights-only copy
+goes to RUN/weights.pt (commit that one: `--init` starts a new run from it on another machine).
+Logs one JSON object per line to RUN/log.jsonl. Evaluates CER on held-out synthetic lines.
+
+  nohup /usr/bin/python3 training/train.py --run training/runs/base --hours 2 > /tmp/train.out 2>&1 &
+"""
+import argparse
+import json
+import math
+import multiprocessing as mp
+import os
+import signal
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import charset  # noqa: E402
+from data import LineBatches, collate, held_out  # noqa: E402
+from metrics import cer  # noqa: E402
+from model import ModelConfig, OCRModel, ctc_greedy, greedy_decode  # noqa: E402
+
+
+def curriculum(step: int, start: int, full: int, ramp: int) -> int:
+    """Short lines first, so the decoder learns where it is reading before lines get long."""
+    return int(min(full, start + (full - start) * step / max(1, ramp)))
+
+
+def evaluate(model, lines, batch: int = 32, max_len: int = 160):
+    model.eval()
+    refs, ar, ctc = [], [], []
+    order = sorted(range(len(lines)), key=lambda i: lines[i][0].shape[1])
+    for s in range(0, len(order), batch):
+        b = collate([lines[i] for i in order[s: s + batch]])
+        out, ctc_logits, vm = greedy_decode(model, b["pixels"], b["widths"], max_len, charset.BOS, charset.EOS)
+        refs += b["texts"]
+        ar += [charset.decode(r) for r in out.tolist()]
+        ctc += [charset.decode(r) for r in ctc_greedy(ctc_logits, vm)]
+    model.train()
+    return cer(ar, refs), cer(ctc, refs), list(zip(refs[:3], ar[:3]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--init", help="weights-only checkpoint to start from")
+    ap.add_argument("--hours", type=float, default=2.0, help="stop (and save) after this long")
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--warmup", type=int, default=300)
+    ap.add_argument("--ctc-weight", type=float, default=0.5)
+    ap.add_argument("--pixel-budget", type=int, default=12000)
+    ap.add_argument("--cur-start", type=int, default=16)
+    ap.add_argument("--cur-full", type=int, default=120)
+    ap.add_argument("--cur-ramp", type=int, default=2500)
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--save-every", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    os.makedirs(args.run, exist_ok=True)
+    with open(os.path.join(args.run, "pid"), "w") as f:  # stop with: kill -TERM $(cat RUN/pid)
+        f.write(str(os.getpid()))
+    cfg = ModelConfig(vocab_size=len(charset.VOCAB))
+    model = OCRModel(cfg)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
+    step, seen = 0, 0
+    last = os.path.join(args.run, "last.pt")
+    if os.path.exists(last):
+        st = torch.load(last)
+        model.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        step, seen = st["step"], st["seen"]
+        print(f"resumed {last} at step {step}", flush=True)
+    elif args.init:
+        st = torch.load(args.init)
+        model.load_state_dict(st["model"])
+        step, seen = st.get("step", 0), st.get("seen", 0)
+        print(f"initialised from {args.init} (step {step})", flush=True)
+    print(f"{sum(p.numel() for p in model.parameters()) / 1e6:.2f}M parameters", flush=True)
+
+    def save():
+        tmp = last + ".tmp"
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "seen": seen,
+                    "config": cfg.to_dict()}, tmp)
+        os.replace(tmp, last)
+        torch.save({"model": model.state_dict(), "step": step, "seen": seen, "config": cfg.to_dict()},
+                   os.path.join(args.run, "weights.pt"))
+
+    stop = {"now": False}
+
+    def on_signal(*_):
+        stop["now"] = True
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    max_chars = mp.Value("i", curriculum(step, args.cur_start, args.cur_full, args.cur_ramp))
+    ds = LineBatches(seed=args.seed * 7919 + step, max_chars=max_chars, pixel_budget=args.pixel_budget)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1, prefetch_factor=4,
+                                         persistent_workers=True)
+    evalset = held_out()
+    log = open(os.path.join(args.run, "log.jsonl"), "a")
+    t0 = time.time()
+    window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "n": 0}
+    model.train()
+    for batch in loader:
+        lr = args.lr * min(1.0, (step + 1) / args.warmup)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        pix, widths, tin, tgt = batch["pixels"], batch["widths"], batch["tokens"], batch["targets"]
+        lm_logits, ctc_logits, vm = model(pix, widths, tin)
+        lm = F.cross_entropy(lm_logits.reshape(-1, lm_logits.shape[-1]), tgt.reshape(-1), ignore_index=charset.PAD)
+        lp = F.log_softmax(ctc_logits, -1).transpose(0, 1)  # V,B,C
+        tl = (tgt != charset.PAD) & (tgt != charset.EOS)
+        ctc = F.ctc_loss(lp, tgt.masked_fill(~tl, 0), vm.sum(1).long(), tl.sum(1), blank=charset.PAD,
+                         zero_infinity=True)
+        loss = lm + args.ctc_weight * ctc
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        seen += pix.shape[0]
+        window_lines += pix.shape[0]
+        acc["loss"] += loss.item(); acc["lm"] += lm.item(); acc["ctc"] += ctc.item(); acc["n"] += 1
+        max_chars.value = curriculum(step, args.cur_start, args.cur_full, args.cur_ramp)
+        if step % 50 == 0:
+            dt = time.time() - window_t
+            rec = {"step": step, "seen": seen, "loss": acc["loss"] / acc["n"], "lm": acc["lm"] / acc["n"],
+                   "ctc": acc["ctc"] / acc["n"], "lr": lr, "lines_per_s": window_lines / dt,
+                   "max_chars": max_chars.value, "minutes": (time.time() - t0) / 60}
+            log.write(json.dumps(rec) + "\n"); log.flush()
+            print(json.dumps(rec), flush=True)
+            window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "n": 0}
+        if step % args.save_every == 0:
+            save()
+        if step % args.eval_every == 0:
+            te = time.time()
+            ar, ctc_cer, ex = evaluate(model, evalset)
+            rec = {"step": step, "seen": seen, "eval_cer_ar": ar, "eval_cer_ctc": ctc_cer,
+                   "eval_seconds": time.time() - te, "examples": ex}
+            log.write(json.dumps(rec) + "\n"); log.flush()
+            print(json.dumps(rec), flush=True)
+            window_t = time.time()
+        if stop["now"] or time.time() - t0 > args.hours * 3600:
+            break
+    save()
+    print(f"saved at step {step}", flush=True)
+    os._exit(0)  # the data worker loops forever; do not wait for it
+
+
+if __name__ == "__main__":
+    main()
