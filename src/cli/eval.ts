@@ -1,1 +1,181 @@
-export async function evalCommand(_a: string[]): Promise<number> { throw new Error('todo'); }
+/**
+ * `specula eval`: CER of our model and of tesseract on the evaluation line sets, in the same run, with
+ * seconds per line for both. Writes JSON (and, with --write-config, the bundle's config.json accuracy).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import cliProgress from 'cli-progress';
+import { cropLine } from '../document/crop-lines.js';
+import { decodeImage } from '../document/decode-image.js';
+import { Engine } from '../engine/engine.js';
+import type { GrayCrop } from '../engine/preprocess.js';
+import { corpusCer, tally } from '../eval/cer.js';
+import { LINE_SETS, loadLineSet, type EvalLine } from '../eval/line-sets.js';
+import { tesseractRead, tesseractVersion } from '../eval/tesseract.js';
+
+interface SideResult {
+  cer: number;
+  seconds: number;
+  linesPerSecond: number;
+  failed: number;
+}
+
+interface SetResult {
+  set: string;
+  lines: number;
+  ours: SideResult;
+  oursCtc: { cer: number };
+  tesseract?: SideResult;
+  worst: { image: string; truth: string; ours: string; tesseract?: string }[];
+}
+
+function bar(label: string, total: number): cliProgress.SingleBar | null {
+  if (!process.stderr.isTTY) return null;
+  const b = new cliProgress.SingleBar(
+    { format: `${label.padEnd(34)} [{bar}] {value}/{total} lines | {eta_formatted} left`, stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
+  b.start(total, 0);
+  return b;
+}
+
+async function loadCrop(engine: Engine, image: string): Promise<GrayCrop> {
+  const page = await decodeImage(await readFile(image), image);
+  return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
+}
+
+async function runOurs(engine: Engine, lines: EvalLine[], batch: number) {
+  const crops: GrayCrop[] = [];
+  const failedIdx = new Set<number>();
+  for (const [i, l] of lines.entries()) {
+    try {
+      crops.push(await loadCrop(engine, l.image));
+    } catch {
+      failedIdx.add(i);
+      crops.push({ width: 8, height: engine.imageSpec.height, data: new Uint8Array(8 * engine.imageSpec.height).fill(255) });
+    }
+  }
+  const b = bar(`ours       ${lines[0]?.set ?? ''}`, lines.length);
+  let done = 0;
+  const t0 = performance.now();
+  const { lines: out } = await engine.readLines(crops, { batchSize: batch, onLine: () => b?.update(++done) });
+  const seconds = (performance.now() - t0) / 1000;
+  b?.stop();
+  return { texts: out.map((o, i) => (failedIdx.has(i) ? '' : o.text)), ctc: out.map((o) => o.ctcText), seconds, failed: failedIdx.size };
+}
+
+async function runTesseract(lines: EvalLine[], concurrency: number) {
+  const texts: string[] = new Array(lines.length).fill('');
+  let failed = 0;
+  let next = 0;
+  let done = 0;
+  const b = bar(`tesseract  ${lines[0]?.set ?? ''}`, lines.length);
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < lines.length) {
+      const i = next++;
+      try {
+        texts[i] = await tesseractRead(lines[i].image, 7);
+      } catch {
+        failed++;
+      }
+      b?.update(++done);
+    }
+  }));
+  b?.stop();
+  return { texts, seconds: (performance.now() - t0) / 1000, failed };
+}
+
+function side(texts: string[], lines: EvalLine[], seconds: number, failed: number): SideResult {
+  const cer = corpusCer(texts.map((t, i) => tally(t, lines[i].text)));
+  return { cer, seconds, linesPerSecond: lines.length / seconds, failed };
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
+
+export async function evalCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
+      sets: { type: 'string', default: Object.keys(LINE_SETS).join(',') },
+      limit: { type: 'string' },
+      batch: { type: 'string', default: '32' },
+      model: { type: 'string' },
+      out: { type: 'string', default: 'eval-results/lines.json' },
+      'no-tesseract': { type: 'boolean', default: false },
+      'write-config': { type: 'boolean', default: false },
+    },
+  });
+  const evalDir = resolve(values['eval-dir']);
+  if (!existsSync(evalDir)) throw new Error(`evaluation folder not found: ${evalDir} (set --eval-dir or SPECULA_EVAL_DIR)`);
+  const limit = values.limit ? Number(values.limit) : Infinity;
+  const tessVersion = values['no-tesseract'] ? null : await tesseractVersion();
+  if (!values['no-tesseract'] && !tessVersion) {
+    throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
+  }
+  const engine = await Engine.open(values.model);
+  const results: SetResult[] = [];
+  try {
+    for (const set of values.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const lines = loadLineSet(evalDir, set).slice(0, limit);
+      const ours = await runOurs(engine, lines, Number(values.batch));
+      const tess = tessVersion ? await runTesseract(lines, 2) : null;
+      const oursSide = side(ours.texts, lines, ours.seconds, ours.failed);
+      const worst = lines
+        .map((l, i) => ({ i, e: tally(ours.texts[i], l.text).edits }))
+        .sort((a, b) => b.e - a.e)
+        .slice(0, 5)
+        .map(({ i }) => ({ image: lines[i].image, truth: lines[i].text, ours: ours.texts[i], ...(tess ? { tesseract: tess.texts[i] } : {}) }));
+      results.push({
+        set,
+        lines: lines.length,
+        ours: oursSide,
+        oursCtc: { cer: corpusCer(ours.ctc.map((t, i) => tally(t, lines[i].text))) },
+        ...(tess ? { tesseract: side(tess.texts, lines, tess.seconds, tess.failed) } : {}),
+        worst,
+      });
+    }
+  } finally {
+    await engine.close();
+  }
+  const report = {
+    created: new Date().toISOString(),
+    model: engine.bundle.config.name,
+    modelSteps: engine.bundle.config.training?.steps ?? null,
+    tesseract: tessVersion,
+    machine: `${process.platform} ${process.arch}, node ${process.version}`,
+    scoring: 'corpus CER after NFKC and whitespace folding; ours = greedy AR decoding, batch ' + values.batch,
+    sets: results,
+  };
+  mkdirSync(dirname(resolve(values.out)), { recursive: true });
+  writeFileSync(values.out, JSON.stringify(report, null, 2));
+  console.log(`| set | lines | ours CER | ours CTC-head CER | tesseract CER | ours lines/s | tesseract lines/s |`);
+  console.log(`|---|---|---|---|---|---|---|`);
+  for (const r of results) {
+    console.log(`| ${r.set} | ${r.lines} | ${pct(r.ours.cer)} | ${pct(r.oursCtc.cer)} | ${r.tesseract ? pct(r.tesseract.cer) : '-'} | ${r.ours.linesPerSecond.toFixed(1)} | ${r.tesseract ? r.tesseract.linesPerSecond.toFixed(1) : '-'} |`);
+  }
+  console.log(`\nwritten to ${values.out}`);
+  if (values['write-config']) {
+    const path = join(engine.bundle.dir, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { accuracy?: Record<string, unknown> };
+    config.accuracy = {
+      ...config.accuracy,
+      evalLines: {
+        measured: report.created,
+        tesseract: tessVersion,
+        sets: Object.fromEntries(results.map((r) => [r.set, {
+          lines: r.lines,
+          cer: Number(r.ours.cer.toFixed(5)),
+          ctcCer: Number(r.oursCtc.cer.toFixed(5)),
+          tesseractCer: r.tesseract ? Number(r.tesseract.cer.toFixed(5)) : null,
+        }])),
+      },
+    };
+    writeFileSync(path, JSON.stringify(config, null, 1) + '\n');
+    console.log(`accuracy written to ${path}`);
+  }
+  return 0;
+}

@@ -1,0 +1,137 @@
+/**
+ * Engine benchmark: lines/s at batch 1 and 32 (greedy AR, the baseline), milliseconds per decoder forward,
+ * and the cost of one forward carrying 8 new tokens against one carrying 1 (the room speculative decoding
+ * has), with tesseract on the same lines in the same run. Writes JSON to bench/results/ and prints a table.
+ *
+ *   npm run bench                     # lines from ../shared/eval if present, else the sample page
+ *   npm run bench -- --lines 64 --no-tesseract
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import sharp from 'sharp';
+import { cropLine, cropLines } from '../src/document/crop-lines.js';
+import { decodeImage } from '../src/document/decode-image.js';
+import { findLines } from '../src/document/lines.js';
+import { Engine } from '../src/engine/engine.js';
+import { KvCache } from '../src/engine/kv-cache.js';
+import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
+import { decoderStep } from '../src/engine/step.js';
+import { runVision } from '../src/engine/vision.js';
+import { tesseractRead, tesseractVersion } from '../src/eval/tesseract.js';
+
+const ROOT = resolve(new URL('../..', import.meta.url).pathname);
+
+async function benchLines(engine: Engine, n: number, evalDir: string): Promise<{ source: string; crops: GrayCrop[]; files: string[] }> {
+  const manifest = join(evalDir, 'docbank_samples', 'manifest.jsonl');
+  if (existsSync(manifest)) {
+    const rows = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; image: string });
+    const files = rows.filter((r) => r.kind === 'line').slice(0, n).map((r) => join(evalDir, 'docbank_samples', r.image));
+    const crops = await Promise.all(files.map(async (f) => {
+      const page = await decodeImage(readFileSync(f), f);
+      return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
+    }));
+    return { source: `docbank_samples lines (${files.length})`, crops, files };
+  }
+  const sample = join(ROOT, 'examples', 'sample-page.png');
+  const page = await decodeImage(readFileSync(sample), sample);
+  const boxes = findLines(page);
+  const one = await cropLines(page, boxes, engine.imageSpec);
+  const crops = Array.from({ length: n }, (_, i) => one[i % one.length]);
+  // tesseract reads the same line images, written out as PNG files
+  const dir = mkdtempSync(join(tmpdir(), 'specula-bench-'));
+  const files = await Promise.all(boxes.map(async (b, i) => {
+    const f = join(dir, `line-${i}.png`);
+    await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).extract({ left: b.x, top: b.y, width: b.width, height: b.height }).png().toFile(f);
+    return f;
+  }));
+  return { source: `examples/sample-page.png lines, repeated to ${n}`, crops, files: Array.from({ length: n }, (_, i) => files[i % files.length]) };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function forwardMs(engine: Engine, crops: GrayCrop[], batch: number, newTokens: number, cacheLen: number, reps: number): Promise<number> {
+  const { bundle } = engine;
+  const { nLayers, nHeads, headDim } = bundle.config.dims;
+  const rows = Array.from({ length: batch }, (_, i) => crops[i % crops.length]);
+  const vis = await runVision(bundle, packBatch(rows, engine.imageSpec));
+  const cache = new KvCache(nLayers, nHeads, headDim, batch);
+  cache.reserve(cacheLen + newTokens);
+  cache.lengths.fill(cacheLen);
+  const tokens = Array.from({ length: batch }, () => Array.from({ length: newTokens }, (_, i) => 40 + i));
+  const positions = Array.from({ length: batch }, () => Array.from({ length: newTokens }, (_, i) => cacheLen + i));
+  const times: number[] = [];
+  for (let r = 0; r < reps + 2; r++) {
+    const t0 = performance.now();
+    await decoderStep(bundle, cache, vis, { tokens, positions });
+    if (r >= 2) times.push(performance.now() - t0); // two warm-up runs
+  }
+  return median(times);
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      lines: { type: 'string', default: '64' },
+      'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
+      'no-tesseract': { type: 'boolean', default: false },
+      out: { type: 'string', default: 'bench/results/engine.json' },
+    },
+  });
+  const engine = await Engine.open();
+  const { source, crops, files } = await benchLines(engine, Number(values.lines), resolve(values['eval-dir']));
+  const rows: Record<string, unknown>[] = [];
+  const print: string[][] = [];
+
+  for (const batch of [1, 32]) {
+    const t0 = performance.now();
+    const { metrics } = await engine.readLines(crops, { batchSize: batch });
+    const s = (performance.now() - t0) / 1000;
+    rows.push({ system: 'specula greedy AR', batch, lines: crops.length, seconds: s, linesPerSecond: crops.length / s, forwards: metrics.forwards, tokens: metrics.tokens, visionMs: metrics.visionMs, decodeMs: metrics.decodeMs, msPerForward: metrics.decodeMs / metrics.forwards });
+    print.push([`specula greedy AR, batch ${batch}`, (crops.length / s).toFixed(2), (metrics.decodeMs / metrics.forwards).toFixed(2)]);
+  }
+  const tess = values['no-tesseract'] ? null : await tesseractVersion();
+  if (tess) {
+    const t0 = performance.now();
+    for (const f of files) await tesseractRead(f, 7);
+    const s = (performance.now() - t0) / 1000;
+    rows.push({ system: tess, batch: 1, lines: files.length, seconds: s, linesPerSecond: files.length / s });
+    print.push([`${tess} (1 process, --psm 7)`, (files.length / s).toFixed(2), '-']);
+  }
+
+  const forwards: Record<string, unknown>[] = [];
+  for (const batch of [1, 32]) {
+    const one = await forwardMs(engine, crops, batch, 1, 40, 20);
+    const eight = await forwardMs(engine, crops, batch, 8, 40, 20);
+    forwards.push({ batch, cacheLength: 40, msOneToken: one, msEightTokens: eight, ratio: eight / one });
+  }
+  await engine.close();
+
+  const report = {
+    created: new Date().toISOString(),
+    model: engine.bundle.config.name,
+    modelSteps: engine.bundle.config.training?.steps ?? null,
+    machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, onnxruntime-node CPU`,
+    lines: source,
+    throughput: rows,
+    decoderForward: forwards,
+  };
+  mkdirSync(resolve(values.out, '..'), { recursive: true });
+  writeFileSync(values.out, JSON.stringify(report, null, 2));
+  console.log(`lines: ${source}\n`);
+  console.log('| system | lines/s | ms per decoder forward |\n|---|---|---|');
+  for (const p of print) console.log(`| ${p.join(' | ')} |`);
+  console.log('\n| batch | forward, 1 new token (ms) | forward, 8 new tokens (ms) | 8 vs 1 |\n|---|---|---|---|');
+  for (const f of forwards) {
+    const r = f as { batch: number; msOneToken: number; msEightTokens: number; ratio: number };
+    console.log(`| ${r.batch} | ${r.msOneToken.toFixed(2)} | ${r.msEightTokens.toFixed(2)} | ${r.ratio.toFixed(2)}x |`);
+  }
+  console.log(`\nwritten to ${values.out}`);
+  if (files[0]?.includes('specula-bench-')) rmSync(resolve(files[0], '..'), { recursive: true, force: true });
+}
+
+await main();

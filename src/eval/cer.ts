@@ -1,0 +1,24 @@
+/** Character error rate as the project scores it: NFKC, whitespace folded, corpus-level. */
+import { distance } from 'fastest-levenshtein';
+
+export function normalise(s: string): string {
+  return s.normalize('NFKC').replace(/\s+/g, ' ').trim();
+}
+
+export interface CerTally {
+  edits: number;
+  chars: number;
+}
+
+export function tally(hyp: string, ref: string): CerTally {
+  const h = normalise(hyp);
+  const r = normalise(ref);
+  return { edits: distance(h, r), chars: Math.max(1, r.length) };
+}
+
+/** Total edits over total reference characters (not a mean of per-line rates). */
+export function corpusCer(t: readonly CerTally[]): number {
+  const e = t.reduce((s, x) => s + x.edits, 0);
+  const n = t.reduce((s, x) => s + x.chars, 0);
+  return n ? e / n : 0;
+}

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { corpusCer, tally } from '../src/eval/cer.js';
+import { ROOT, SAMPLE_PAGE, SAMPLE_TEXT } from './helpers/fixtures.js';
+
+const run = promisify(execFile);
+const CLI = join(ROOT, 'bin', 'specula.js');
+
+async function specula(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { cwd: ROOT, maxBuffer: 1 << 24 });
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('specula parse', () => {
+  it('prints one line of text per printed line of the sample page', async () => {
+    const { code, stdout } = await specula('parse', SAMPLE_PAGE);
+    assert.equal(code, 0);
+    const truth = readFileSync(SAMPLE_TEXT, 'utf8').trim().split('\n');
+    const got = stdout.replace(/\n$/, '').split('\n');
+    assert.equal(got.length, truth.length);
+  });
+
+  it('--json gives the text, line boxes and decoding metrics', async () => {
+    const { code, stdout } = await specula('parse', '--json', SAMPLE_PAGE);
+    assert.equal(code, 0);
+    const doc = JSON.parse(stdout) as { text: string; lines: { box: { y: number } }[]; metrics: { forwards: number; lines: number } };
+    assert.equal(doc.lines.length, doc.metrics.lines);
+    assert.ok(doc.metrics.forwards > 0);
+    assert.equal(doc.text.split('\n').length, doc.lines.length);
+  });
+
+  it('a bad file gets its typed error and the good files are still read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'specula-cli-'));
+    const bad = join(dir, 'notes.png');
+    writeFileSync(bad, 'plain text, not a picture\n');
+    const { code, stdout, stderr } = await specula('parse', bad, SAMPLE_PAGE);
+    assert.equal(code, 1);
+    assert.match(stderr, /\[UNSUPPORTED_FORMAT\]/);
+    assert.ok(stderr.includes(bad), 'the error names the file');
+    assert.ok(stdout.includes(`==> ${SAMPLE_PAGE} <==`), 'the good file is still read');
+  });
+
+  it('an unknown device is refused with the choices', async () => {
+    const { code, stderr } = await specula('parse', '--device', 'tpu', SAMPLE_PAGE);
+    assert.equal(code, 1);
+    assert.match(stderr, /cpu or cuda/);
+  });
+});
+
+describe('scoring', () => {
+  it('CER folds Unicode compatibility forms and whitespace before counting edits', () => {
+    assert.equal(corpusCer([tally('ﬁne  day', 'fine day')]), 0);
+    assert.equal(corpusCer([tally('abc', 'abd'), tally('', 'xy')]), 3 / 5);
+  });
+});
