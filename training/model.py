@@ -158,8 +158,9 @@ class OCRModel(nn.Module):
         return logits, h, torch.stack(new_k), torch.stack(new_v), torch.stack(mass).mean(0)
 
     # ---- training: the whole sequence at once --------------------------------------------------------
-    def forward(self, pixels, widths, tokens):
-        """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V]."""
+    def forward(self, pixels, widths, tokens, guide_layer: int = -1):
+        """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V], and
+        (when guide_layer >= 0) head 0's text->visual attention in that layer [B,T,V], for alignment guidance."""
         b, t = tokens.shape
         vis = self.visual_embed(pixels, widths)
         nv = vis.shape[1]
@@ -174,11 +175,36 @@ class OCRModel(nn.Module):
         allow[:, :, :nv] = vm[:, None, :]
         allow[:, nv:, nv:] = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device))[None]
         bias = torch.where(allow, 0.0, NEG)[:, None]
-        for layer in self.layers:
+        guide = None
+        for i, layer in enumerate(self.layers):
             q, k, v = layer.project(x)
-            x, _ = layer.attend(x, q, k, v, bias)
+            x, p = layer.attend(x, q, k, v, bias)
+            if i == guide_layer:
+                guide = p[:, 0, nv:, :nv]
         h = self.ln_f(x)
-        return self.lm_head(h[:, nv:]), self.ctc_head(h[:, :nv]), vis_mask
+        return self.lm_head(h[:, nv:]), self.ctc_head(h[:, :nv]), vis_mask, guide
+
+
+def ctc_alignment(ctc_logits, vis_mask, targets, blank: int = 0):
+    """Where each target character sits among the visual tokens, read off the CTC head's own best path.
+
+    Returns [(row, text_index, visual_index)] for rows whose greedy CTC reading equals the target exactly
+    (elsewhere the alignment would be a guess). targets: list of id lists.
+    """
+    ids = ctc_logits.argmax(-1).tolist()
+    lens = vis_mask.sum(1).long().tolist()
+    out = []
+    for b, (row, n, tgt) in enumerate(zip(ids, lens, targets)):
+        seq, pos, prev = [], [], -1
+        for t in range(n):
+            c = row[t]
+            if c != blank and c != prev:
+                seq.append(c)
+                pos.append(t)
+            prev = c
+        if seq == tgt:
+            out += [(b, i, p) for i, p in enumerate(pos)]
+    return out
 
 
 def visual_mask(widths, nv: int, stride: int = 4):

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import LineBatches, collate, held_out  # noqa: E402
 from metrics import cer  # noqa: E402
-from model import ModelConfig, OCRModel, ctc_greedy, greedy_decode  # noqa: E402
+from model import ModelConfig, OCRModel, ctc_alignment, ctc_greedy, greedy_decode  # noqa: E402
 
 
 def curriculum(step: int, start: int, full: int, ramp: int) -> int:
@@ -58,6 +58,8 @@ def main():
     ap.add_argument("--cur-ramp", type=int, default=2500)
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--save-every", type=int, default=100)
+    ap.add_argument("--guide-weight", type=float, default=0.0, help="CTC-guided attention loss weight")
+    ap.add_argument("--guide-layer", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -106,20 +108,35 @@ def main():
     evalset = held_out()
     log = open(os.path.join(args.run, "log.jsonl"), "a")
     t0 = time.time()
-    window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "n": 0}
+    window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "guide": 0.0, "n": 0}
     model.train()
     for batch in loader:
         lr = args.lr * min(1.0, (step + 1) / args.warmup)
         for g in opt.param_groups:
             g["lr"] = lr
         pix, widths, tin, tgt = batch["pixels"], batch["widths"], batch["tokens"], batch["targets"]
-        lm_logits, ctc_logits, vm = model(pix, widths, tin)
+        lm_logits, ctc_logits, vm, attn = model(pix, widths, tin, guide_layer=args.guide_layer)
         lm = F.cross_entropy(lm_logits.reshape(-1, lm_logits.shape[-1]), tgt.reshape(-1), ignore_index=charset.PAD)
         lp = F.log_softmax(ctc_logits, -1).transpose(0, 1)  # V,B,C
         tl = (tgt != charset.PAD) & (tgt != charset.EOS)
         ctc = F.ctc_loss(lp, tgt.masked_fill(~tl, 0), vm.sum(1).long(), tl.sum(1), blank=charset.PAD,
                          zero_infinity=True)
         loss = lm + args.ctc_weight * ctc
+        guide = torch.zeros(())
+        if args.guide_weight > 0:
+            # Attention guidance: head 0 of one layer is taught to look, for text position i, at the visual
+            # token where the CTC head places character i (a window of +-1 token), so the AR path learns
+            # where it is reading long before it would find out from the LM loss alone.
+            tgts = [[c for c in row if c not in (charset.PAD, charset.EOS)] for row in tgt.tolist()]
+            al = ctc_alignment(ctc_logits.detach(), vm, tgts)
+            if al:
+                rb, ri, rp = (torch.tensor(x) for x in zip(*al))
+                nv = attn.shape[-1]
+                win = torch.stack([(rp + d).clamp(0, nv - 1) for d in (-1, 0, 1)], 1)
+                mass = attn[rb[:, None], ri[:, None], win].sum(1)
+                guide = -torch.log(mass + 1e-6).mean()
+                acc["guided_rows"] = acc.get("guided_rows", 0) + len(set(rb.tolist())) / pix.shape[0]
+                loss = loss + args.guide_weight * guide
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -127,16 +144,16 @@ def main():
         step += 1
         seen += pix.shape[0]
         window_lines += pix.shape[0]
-        acc["loss"] += loss.item(); acc["lm"] += lm.item(); acc["ctc"] += ctc.item(); acc["n"] += 1
+        acc["loss"] += loss.item(); acc["lm"] += lm.item(); acc["ctc"] += ctc.item(); acc["guide"] += guide.item(); acc["n"] += 1
         max_chars.value = curriculum(step, args.cur_start, args.cur_full, args.cur_ramp)
         if step % 50 == 0:
             dt = time.time() - window_t
             rec = {"step": step, "seen": seen, "loss": acc["loss"] / acc["n"], "lm": acc["lm"] / acc["n"],
-                   "ctc": acc["ctc"] / acc["n"], "lr": lr, "lines_per_s": window_lines / dt,
+                   "ctc": acc["ctc"] / acc["n"], "guide": acc["guide"] / acc["n"], "guided_rows": acc.get("guided_rows", 0) / acc["n"], "lr": lr, "lines_per_s": window_lines / dt,
                    "max_chars": max_chars.value, "minutes": (time.time() - t0) / 60}
             log.write(json.dumps(rec) + "\n"); log.flush()
             print(json.dumps(rec), flush=True)
-            window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "n": 0}
+            window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "guide": 0.0, "n": 0}
         if step % args.save_every == 0:
             save()
         if step % args.eval_every == 0:

@@ -46,7 +46,7 @@ async function loadCrop(engine: Engine, image: string): Promise<GrayCrop> {
   return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
 }
 
-async function runOurs(engine: Engine, lines: EvalLine[], batch: number) {
+async function runOurs(engine: Engine, lines: EvalLine[]) {
   const crops: GrayCrop[] = [];
   const failedIdx = new Set<number>();
   for (const [i, l] of lines.entries()) {
@@ -60,7 +60,7 @@ async function runOurs(engine: Engine, lines: EvalLine[], batch: number) {
   const b = bar(`ours       ${lines[0]?.set ?? ''}`, lines.length);
   let done = 0;
   const t0 = performance.now();
-  const { lines: out } = await engine.readLines(crops, { batchSize: batch, onLine: () => b?.update(++done) });
+  const { lines: out } = await engine.readLines(crops, { onLine: () => b?.update(++done) });
   const seconds = (performance.now() - t0) / 1000;
   b?.stop();
   return { texts: out.map((o, i) => (failedIdx.has(i) ? '' : o.text)), ctc: out.map((o) => o.ctcText), seconds, failed: failedIdx.size };
@@ -116,12 +116,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!values['no-tesseract'] && !tessVersion) {
     throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
   }
-  const engine = await Engine.open(values.model);
+  const engine = await Engine.open(values.model, { maxBatch: Number(values.batch) });
   const results: SetResult[] = [];
   try {
     for (const set of values.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
       const lines = loadLineSet(evalDir, set).slice(0, limit);
-      const ours = await runOurs(engine, lines, Number(values.batch));
+      const ours = await runOurs(engine, lines);
       const tess = tessVersion ? await runTesseract(lines, 2) : null;
       const oursSide = side(ours.texts, lines, ours.seconds, ours.failed);
       const worst = lines

@@ -4,7 +4,9 @@ import { evalCommand } from './eval.js';
 import { parseCommand } from './parse.js';
 
 const USAGE = `usage:
-  specula parse FILE... [--model DIR] [--device cpu|cuda] [--batch N] [--json]
+  specula parse FILE... [--json] [--model DIR] [--device cpu|cuda]
+                [--drafter none|ctc|ngram|reference] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
+                [--top-k K --min-ratio R (relaxed)] [--reference TEXTFILE]
   specula eval [--eval-dir DIR] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
   specula check-bundle [DIR]`;
 

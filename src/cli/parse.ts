@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import type { Device } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
+import type { DecodingOptionsInput } from '../engine/options.js';
 import { readPage } from '../worker/read-page.js';
 
 export async function parseCommand(argv: string[]): Promise<number> {
@@ -14,12 +15,35 @@ export async function parseCommand(argv: string[]): Promise<number> {
       model: { type: 'string' },
       device: { type: 'string', default: 'cpu' },
       json: { type: 'boolean', default: false },
+      drafter: { type: 'string', default: 'none' },
+      verifier: { type: 'string', default: 'greedy' },
+      'draft-length': { type: 'string', default: 'auto' },
+      'top-k': { type: 'string' },
+      'min-ratio': { type: 'string' },
+      reference: { type: 'string' },
     },
   });
   if (!positionals.length) throw new Error('give at least one FILE to parse');
   const device = values.device as Device;
   if (device !== 'cpu' && device !== 'cuda') throw new Error(`--device must be cpu or cuda, got "${values.device}"`);
+  const dl = values['draft-length'];
+  const decoding: DecodingOptionsInput = {
+    drafter: values.drafter,
+    verifier: values.verifier,
+    draftLength: dl === 'auto' ? 'auto' : Number(dl),
+    relaxed: {
+      ...(values['top-k'] ? { topK: Number(values['top-k']) } : {}),
+      ...(values['min-ratio'] ? { minRatio: Number(values['min-ratio']) } : {}),
+    },
+    ...(values.reference ? { reference: await readFile(values.reference, 'utf8') } : {}),
+  };
   const engine = await Engine.open(values.model, { device });
+  try {
+    engine.resolve(decoding); // refuse bad options before reading anything
+  } catch (e) {
+    await engine.close();
+    throw e;
+  }
   const bar = positionals.length > 1 && process.stderr.isTTY
     ? new cliProgress.SingleBar({ format: 'parse [{bar}] {value}/{total} files | {file}', stream: process.stderr }, cliProgress.Presets.shades_classic)
     : null;
@@ -29,9 +53,23 @@ export async function parseCommand(argv: string[]): Promise<number> {
     for (const file of positionals) {
       bar?.update({ file });
       try {
-        const page = await readPage(engine, await readFile(file), file);
+        const page = await readPage(engine, await readFile(file), file, { decoding });
         if (values.json) {
-          console.log(JSON.stringify({ file, text: page.text, lines: page.lines, metrics: page.metrics }));
+          const m = page.metrics;
+          const metrics = {
+            forwards: m.forwards,
+            drafts: m.drafts,
+            draftTokens: m.draftTokens,
+            acceptedTokens: m.acceptedTokens,
+            meanAcceptanceLength: m.meanAcceptanceLength,
+            acceptanceByPosition: m.acceptanceByPosition,
+            decodeMs: m.decodeMs,
+            visionMs: m.visionMs,
+            lines: m.lines,
+            committedTokens: m.committedTokens,
+            sequenceForwards: m.sequenceForwards,
+          };
+          console.log(JSON.stringify({ file, text: page.text, metrics, lines: page.lines }));
         } else {
           if (positionals.length > 1) console.log(`==> ${file} <==`);
           console.log(page.text);

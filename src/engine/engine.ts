@@ -1,11 +1,15 @@
 /**
- * The engine's front door: open a bundle, read many line crops in width-sorted batches (one vision pass
- * per batch, then batched decoding), return text in the caller's order with per-call metrics.
+ * The engine's front door: open a bundle, then read line crops with the decoding strategy each request
+ * chooses. Lines of concurrent requests share the scheduler's batches; text comes back in the caller's order.
  */
 import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle.js';
-import { decodeGreedy } from './greedy.js';
-import { type GrayCrop, type ImageSpec, packBatch } from './preprocess.js';
-import { ctcGreedy, runVision } from './vision.js';
+import { DocumentContext } from './document-context.js';
+import { EngineError } from './errors.js';
+import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
+import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
+import type { GrayCrop, ImageSpec } from './preprocess.js';
+import { createDrafter, createVerifier } from './registry.js';
+import { Scheduler } from './scheduler.js';
 
 export interface LineReading {
   text: string;
@@ -14,25 +18,36 @@ export interface LineReading {
   ctcText: string;
 }
 
-export interface ReadMetrics {
+export interface ReadMetrics extends SpecMetricsSnapshot {
   lines: number;
-  tokens: number;
-  forwards: number;
   visionMs: number;
-  decodeMs: number;
 }
 
 export interface ReadOptions {
-  /** Lines per engine batch (default 32). */
-  batchSize?: number;
+  decoding?: DecodingOptionsInput;
+  /** Text this document already has (ngram) and its reference; one per document, never shared across tenants. */
+  context?: DocumentContext;
   onLine?: (index: number, reading: LineReading) => void;
+  /** Committed tokens of line `index` as they are decided; fromDraft marks tokens of an accepted draft. */
+  onTokens?: (index: number, text: string, fromDraft: readonly boolean[]) => void;
+  signal?: AbortSignal;
+}
+
+export interface EngineOptions extends BundleOptions {
+  /** Most lines in one decoder forward (default 32). */
+  maxBatch?: number;
 }
 
 export class Engine {
-  private constructor(readonly bundle: Bundle) {}
+  private readonly scheduler: Scheduler;
+  private closed = false;
 
-  static async open(dir: string = DEFAULT_BUNDLE, opts: BundleOptions = {}): Promise<Engine> {
-    return new Engine(await loadBundle(dir, opts));
+  private constructor(readonly bundle: Bundle, maxBatch: number) {
+    this.scheduler = new Scheduler(bundle, { maxBatch });
+  }
+
+  static async open(dir: string = DEFAULT_BUNDLE, opts: EngineOptions = {}): Promise<Engine> {
+    return new Engine(await loadBundle(dir, opts), Math.max(1, opts.maxBatch ?? 32));
   }
 
   /** What a line crop must look like: the document layer scales crops to this. */
@@ -41,32 +56,60 @@ export class Engine {
     return { height, widthMultiple, maxWidth };
   }
 
+  /** Most lines in one decoder forward. */
+  get maxBatch(): number {
+    return this.scheduler.opts.maxBatch;
+  }
+
+  set maxBatch(n: number) {
+    this.scheduler.opts.maxBatch = Math.max(1, Math.floor(n));
+  }
+
+  /** Lines queued and in the batch, and decoder forwards run so far (all requests together). */
+  get stats(): { queued: number; active: number; forwards: number } {
+    return { ...this.scheduler.load, forwards: this.scheduler.forwards };
+  }
+
+  /** Validate decoding options against this bundle (throws INVALID_OPTIONS listing the choices). */
+  resolve(decoding?: DecodingOptionsInput): DecodingOptions {
+    return resolveDecoding(decoding, this.bundle.config);
+  }
+
   async readLines(crops: readonly GrayCrop[], opts: ReadOptions = {}): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
-    const batchSize = Math.max(1, opts.batchSize ?? 32);
+    if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
+    const decoding = this.resolve(opts.decoding);
     const { tokenizer } = this.bundle;
+    const context = opts.context ?? new DocumentContext(tokenizer, decoding.reference);
+    const drafter = createDrafter(decoding, this.bundle.config);
+    const verifier = createVerifier(decoding);
+    const metrics = new SpecMetrics();
+    if (decoding.draftLength === 'auto' && decoding.drafter !== 'none') await this.scheduler.calibrate();
+    // Narrow lines first: lines admitted together pad to the widest of them.
     const order = crops.map((_, i) => i).sort((a, b) => crops[a].width - crops[b].width);
+    const visionGroups = new Map<number, number>();
     const lines: LineReading[] = new Array(crops.length);
-    const metrics: ReadMetrics = { lines: crops.length, tokens: 0, forwards: 0, visionMs: 0, decodeMs: 0 };
-    for (let s = 0; s < order.length; s += batchSize) {
-      const idx = order.slice(s, s + batchSize);
-      const t0 = performance.now();
-      const vis = await runVision(this.bundle, packBatch(idx.map((i) => crops[i]), this.imageSpec));
-      metrics.visionMs += performance.now() - t0;
-      const ctc = ctcGreedy(vis, this.bundle.config.specialIds.ctcBlank);
-      const res = await decodeGreedy(this.bundle, vis);
-      metrics.forwards += res.forwards;
-      metrics.decodeMs += res.decodeMs;
-      idx.forEach((orig, r) => {
-        const reading = { text: tokenizer.decode(res.ids[r]), ids: res.ids[r], ctcText: tokenizer.decode(ctc[r]) };
-        metrics.tokens += res.ids[r].length + 1;
-        lines[orig] = reading;
-        opts.onLine?.(orig, reading);
+    await Promise.all(order.map(async (i) => {
+      const out = await this.scheduler.read({
+        crop: crops[i],
+        drafter,
+        verifier,
+        draftLength: decoding.draftLength,
+        context,
+        metrics,
+        signal: opts.signal,
+        onTokens: opts.onTokens ? (ids, fromDraft) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft) : undefined,
       });
-    }
-    return { lines, metrics };
+      visionGroups.set(out.visionGroup, out.visionMs);
+      const reading = { text: tokenizer.decode(out.ids), ids: out.ids, ctcText: tokenizer.decode(out.ctc) };
+      lines[i] = reading;
+      opts.onLine?.(i, reading);
+    }));
+    const visionMs = [...visionGroups.values()].reduce((a, b) => a + b, 0);
+    return { lines, metrics: { lines: crops.length, visionMs, ...metrics.snapshot() } };
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await closeBundle(this.bundle);
   }
 }

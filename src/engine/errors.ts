@@ -5,7 +5,10 @@ export type EngineErrorCode =
   | 'BUNDLE_INVALID_CONFIG'
   | 'DEVICE_UNAVAILABLE'
   | 'INVALID_CROP'
-  | 'GOLDEN_MISMATCH';
+  | 'GOLDEN_MISMATCH'
+  | 'INVALID_OPTIONS'
+  | 'ENGINE_CLOSED'
+  | 'CANCELLED';
 
 export class EngineError extends Error {
   readonly code: EngineErrorCode;

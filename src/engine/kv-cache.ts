@@ -70,6 +70,11 @@ export class KvCache {
     this.relayout(rows, this.capacity);
   }
 
+  /** Add n empty rows at the end (sequences joining the batch). */
+  addRows(n: number): void {
+    this.relayout([...Array.from({ length: this.batch }, (_, i) => i), ...Array.from({ length: n }, () => -1)], this.capacity);
+  }
+
   private relayout(rows: readonly number[], capacity: number): void {
     const { layers, heads, headDim: dh } = this;
     const oldB = this.batch;
@@ -80,6 +85,7 @@ export class KvCache {
     const copy = Math.min(oldC, capacity) * dh;
     for (let l = 0; l < layers; l++) {
       rows.forEach((r, nbIdx) => {
+        if (r < 0) return; // a new row starts empty
         for (let h = 0; h < heads; h++) {
           const src = ((l * oldB + r) * heads + h) * oldC * dh;
           const dst = ((l * nb + nbIdx) * heads + h) * capacity * dh;
@@ -90,7 +96,7 @@ export class KvCache {
     }
     this.k = k;
     this.v = v;
-    this.lengths = Int32Array.from(rows, (r) => this.lengths[r]);
+    this.lengths = Int32Array.from(rows, (r) => (r < 0 ? 0 : this.lengths[r]));
     this.batch = nb;
     this.capacity = capacity;
   }

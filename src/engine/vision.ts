@@ -73,3 +73,34 @@ export function ctcGreedy(s: VisualState, blank: number): number[][] {
   }
   return rows;
 }
+
+/** Rows of b appended after rows of a, both padded to the longer visual length (lines joining a batch). */
+export function concatVisual(a: VisualState, b: VisualState, layers: number, heads: number, headDim: number): VisualState {
+  const V = Math.max(a.visual, b.visual);
+  const B = a.batch + b.batch;
+  const vocab = a.ctcLogits.length / (a.batch * a.visual);
+  const k = new Float32Array(layers * B * heads * V * headDim);
+  const v = new Float32Array(k.length);
+  const mask = new Float32Array(B * V);
+  const ctc = new Float32Array(B * V * vocab);
+  const put = (s: VisualState, offset: number): void => {
+    const tok = s.visual * headDim;
+    for (let l = 0; l < layers; l++) {
+      for (let r = 0; r < s.batch; r++) {
+        for (let h = 0; h < heads; h++) {
+          const src = ((l * s.batch + r) * heads + h) * tok;
+          const dst = ((l * B + offset + r) * heads + h) * V * headDim;
+          k.set(s.k.subarray(src, src + tok), dst);
+          v.set(s.v.subarray(src, src + tok), dst);
+        }
+      }
+    }
+    for (let r = 0; r < s.batch; r++) {
+      mask.set(s.mask.subarray(r * s.visual, (r + 1) * s.visual), (offset + r) * V);
+      ctc.set(s.ctcLogits.subarray(r * s.visual * vocab, (r + 1) * s.visual * vocab), (offset + r) * V * vocab);
+    }
+  };
+  put(a, 0);
+  put(b, a.batch);
+  return { k, v, mask, ctcLogits: ctc, batch: B, visual: V };
+}

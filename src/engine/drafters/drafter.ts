@@ -1,0 +1,50 @@
+/** What every drafter is, and the view of a sequence it drafts for. */
+import type { DocumentContext } from '../document-context.js';
+import type { Draft, Verdict } from '../draft.js';
+
+export interface SequenceView {
+  readonly id: number;
+  /** Committed ids so far (no BOS). The last of them is not yet in the KV cache: it is fed with the draft. */
+  readonly tokens: readonly number[];
+  /** The CTC head's greedy reading of this line, computed in the vision pass. */
+  readonly ctc: readonly number[];
+  readonly context: DocumentContext;
+  /** Most tokens this step's draft may hold (tree: depth). 0 means no draft. */
+  readonly budget: number;
+  /** The verifier takes trees, so alternatives may be offered. */
+  readonly tree: boolean;
+}
+
+export interface Drafter {
+  readonly name: string;
+  propose(seqs: readonly SequenceView[]): Draft[];
+  /** What the verifier kept and committed (accepted draft tokens, then the bonus), for stateful drafters. */
+  observe?(seq: SequenceView, draft: Draft, verdict: Verdict, committed: readonly number[]): void;
+  /** The sequence finished: drop its state. */
+  release?(seq: SequenceView): void;
+}
+
+/** Merge chains that share prefixes into one tree draft (a trie), children after parents. */
+export function trieOf(chains: readonly (readonly number[])[]): Draft {
+  const tokens: number[] = [];
+  const parents: number[] = [];
+  for (const chain of chains) {
+    let parent = -1;
+    for (const tok of chain) {
+      let found = -1;
+      for (let i = 0; i < tokens.length; i++) {
+        if (parents[i] === parent && tokens[i] === tok) {
+          found = i;
+          break;
+        }
+      }
+      if (found < 0) {
+        tokens.push(tok);
+        parents.push(parent);
+        found = tokens.length - 1;
+      }
+      parent = found;
+    }
+  }
+  return { tokens, parents };
+}

@@ -1,0 +1,76 @@
+/**
+ * Decoding options, chosen per request and validated here: an unknown name, or a pairing that cannot work
+ * with this bundle, gets an error that lists the valid choices.
+ */
+import { z } from 'zod';
+import type { BundleConfig } from './bundle.js';
+import { EngineError } from './errors.js';
+import { MAX_DRAFT_LENGTH, type DraftLengthSetting } from './draft-length.js';
+
+export const DRAFTERS = ['none', 'ctc', 'ngram', 'reference', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'] as const;
+export const VERIFIERS = ['greedy', 'tree', 'relaxed'] as const;
+export type DrafterName = (typeof DRAFTERS)[number];
+export type VerifierName = (typeof VERIFIERS)[number];
+
+/** Drafters that need a head the bundle may not have. */
+const NEEDS_HEAD: Partial<Record<DrafterName, 'mtp' | 'diffusion'>> = {
+  mtp: 'mtp',
+  pmtp: 'mtp',
+  diffusion: 'diffusion',
+  'dual-diffusion': 'diffusion',
+};
+
+const list = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
+
+export const DecodingOptionsSchema = z.object({
+  drafter: z.string().default('none'),
+  verifier: z.string().default('greedy'),
+  draftLength: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_DRAFT_LENGTH)]).default('auto'),
+  relaxed: z.object({
+    topK: z.number().int().min(1).max(100).default(5),
+    minRatio: z.number().gt(0).max(1).default(0.3),
+  }).default({}),
+  reference: z.string().max(2_000_000).optional(),
+}).strict();
+
+export type DecodingOptionsInput = z.input<typeof DecodingOptionsSchema>;
+
+export interface DecodingOptions {
+  drafter: DrafterName;
+  verifier: VerifierName;
+  draftLength: DraftLengthSetting;
+  relaxed: { topK: number; minRatio: number };
+  reference?: string;
+}
+
+export function resolveDecoding(input: DecodingOptionsInput | undefined, config: BundleConfig): DecodingOptions {
+  const parsed = DecodingOptionsSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join('.') || 'decoding'}: ${i.message}`).join('; ');
+    throw new EngineError('INVALID_OPTIONS', `invalid decoding options: ${msg} (draftLength is 1..${MAX_DRAFT_LENGTH} or "auto")`);
+  }
+  const o = parsed.data;
+  if (!(DRAFTERS as readonly string[]).includes(o.drafter)) {
+    throw new EngineError('INVALID_OPTIONS', `unknown drafter "${o.drafter}"; the drafters are ${list(DRAFTERS)}`);
+  }
+  if (!(VERIFIERS as readonly string[]).includes(o.verifier)) {
+    throw new EngineError('INVALID_OPTIONS', `unknown verifier "${o.verifier}"; the verifiers are ${list(VERIFIERS)}`);
+  }
+  const drafter = o.drafter as DrafterName;
+  const head = NEEDS_HEAD[drafter];
+  if (head && !config.heads[head]) {
+    const have = Object.entries(config.heads).filter(([, v]) => v).map(([k]) => k);
+    const usable = DRAFTERS.filter((d) => !NEEDS_HEAD[d] || config.heads[NEEDS_HEAD[d] as 'mtp' | 'diffusion']);
+    throw new EngineError('INVALID_OPTIONS', `drafter "${drafter}" needs the model's ${head} head, which bundle "${config.name}" does not have (it has: ${have.join(', ')}); with this bundle the drafters are ${list(usable)}`);
+  }
+  if (drafter === 'ctc' && !config.heads.ctc) {
+    throw new EngineError('INVALID_OPTIONS', `drafter "ctc" needs the model's CTC head, which bundle "${config.name}" does not have`);
+  }
+  if (drafter === 'reference' && !o.reference?.trim()) {
+    throw new EngineError('INVALID_OPTIONS', 'drafter "reference" drafts from text you supply: set decoding.reference (for example a PDF\'s text layer)');
+  }
+  if (o.verifier === 'relaxed' && drafter === 'none') {
+    throw new EngineError('INVALID_OPTIONS', 'verifier "relaxed" has nothing to relax without a drafter; choose a drafter other than "none", or verifier "greedy"');
+  }
+  return { drafter, verifier: o.verifier as VerifierName, draftLength: o.draftLength, relaxed: o.relaxed, reference: o.reference };
+}

@@ -1,0 +1,42 @@
+/** Names to drafters and verifiers: the per-request choice vLLM makes once per server with an if/elif. */
+import type { BundleConfig } from './bundle.js';
+import { CtcDrafter } from './drafters/ctc.js';
+import type { Drafter } from './drafters/drafter.js';
+import { NgramDrafter } from './drafters/ngram.js';
+import { NoDrafter } from './drafters/none.js';
+import { ReferenceDrafter } from './drafters/reference.js';
+import { EngineError } from './errors.js';
+import type { DecodingOptions } from './options.js';
+import { GreedyVerifier } from './verifiers/greedy.js';
+import { RelaxedVerifier } from './verifiers/relaxed.js';
+import { TreeVerifier } from './verifiers/tree.js';
+import type { Verifier } from './verifiers/verifier.js';
+
+/** A fresh drafter for one request (drafters keep per-line state). */
+export function createDrafter(o: DecodingOptions, config: BundleConfig): Drafter {
+  const eos = config.specialIds.eos;
+  switch (o.drafter) {
+    case 'none':
+      return new NoDrafter();
+    case 'ctc':
+      return new CtcDrafter(eos);
+    case 'ngram':
+      return new NgramDrafter(eos);
+    case 'reference':
+      return new ReferenceDrafter(eos);
+    default:
+      // resolveDecoding refuses these for bundles without the head; none ships one yet.
+      throw new EngineError('INVALID_OPTIONS', `drafter "${o.drafter}" is not available with bundle "${config.name}"`);
+  }
+}
+
+export function createVerifier(o: DecodingOptions): Verifier {
+  switch (o.verifier) {
+    case 'greedy':
+      return new GreedyVerifier();
+    case 'tree':
+      return new TreeVerifier();
+    case 'relaxed':
+      return new RelaxedVerifier(o.relaxed);
+  }
+}

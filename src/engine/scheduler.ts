@@ -1,0 +1,356 @@
+/**
+ * Continuous batching of line sequences. Lines join the running batch at any step (after one vision pass
+ * for the group that joins) and leave it when they finish. Every step, each line's drafter proposes, one
+ * decoder forward carries every line's [last token, ...draft] (ragged: padded, masked, positioned by depth),
+ * each line's verifier decides, and the KV cache commits what was kept. Drafter, verifier and draft length
+ * are per line, so requests with different strategies share forwards.
+ */
+import type { Bundle } from './bundle.js';
+import type { DocumentContext } from './document-context.js';
+import { depths, type Draft, isAncestor, parentsOf, type RowLogits } from './draft.js';
+import { CostTable, type CostPoint, DraftLengthPolicy, type DraftLengthSetting } from './draft-length.js';
+import type { Drafter, SequenceView } from './drafters/drafter.js';
+import { EngineError } from './errors.js';
+import { KvCache } from './kv-cache.js';
+import type { SpecMetrics } from './metrics.js';
+import { checkCrop, type GrayCrop, packBatch } from './preprocess.js';
+import { decoderStep } from './step.js';
+import type { Verifier } from './verifiers/verifier.js';
+import { concatVisual, ctcGreedy, keepVisualRows, runVision, type VisualState } from './vision.js';
+
+export interface LineTask {
+  crop: GrayCrop;
+  drafter: Drafter;
+  verifier: Verifier;
+  draftLength: DraftLengthSetting;
+  context: DocumentContext;
+  metrics: SpecMetrics;
+  /** Newly committed tokens of this line, and which of them came from an accepted draft. */
+  onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[]) => void;
+  signal?: AbortSignal;
+}
+
+export interface LineOutput {
+  ids: number[];
+  ctc: number[];
+  /** The vision pass this line was admitted with (several lines share one), and what it took. */
+  visionGroup: number;
+  visionMs: number;
+}
+
+interface Pending {
+  task: LineTask;
+  resolve: (o: LineOutput) => void;
+  reject: (e: unknown) => void;
+}
+
+class Sequence implements SequenceView {
+  tokens: number[] = [];
+  budget = 0;
+  done = false;
+  readonly policy: DraftLengthPolicy;
+
+  constructor(
+    readonly id: number,
+    readonly p: Pending,
+    readonly ctc: number[],
+    public last: number,
+    readonly limit: number,
+    readonly visionGroup: number,
+    readonly visionMs: number,
+  ) {
+    this.policy = new DraftLengthPolicy(p.task.draftLength);
+  }
+
+  get context(): DocumentContext {
+    return this.p.task.context;
+  }
+
+  get tree(): boolean {
+    return this.p.task.verifier.trees;
+  }
+}
+
+export interface SchedulerOptions {
+  /** Most lines decoded in one forward; may be changed between reads. */
+  maxBatch: number;
+}
+
+export class Scheduler {
+  private queue: Pending[] = [];
+  private seqs: Sequence[] = [];
+  private cache: KvCache | null = null;
+  private vis: VisualState | null = null;
+  private loop: Promise<void> | null = null;
+  private nextId = 1;
+  private nextGroup = 0;
+  private costs: CostTable | null = null;
+
+  constructor(private readonly bundle: Bundle, readonly opts: SchedulerOptions) {}
+
+  /** Decoder forwards run since the engine opened (all requests together). */
+  forwards = 0;
+
+  /** Lines waiting plus lines in the batch. */
+  get load(): { queued: number; active: number } {
+    return { queued: this.queue.length, active: this.seqs.filter((s) => !s.done).length };
+  }
+
+  get costTable(): CostTable | null {
+    return this.costs;
+  }
+
+  read(task: LineTask): Promise<LineOutput> {
+    const { height, widthMultiple, maxWidth } = this.bundle.config.image;
+    checkCrop(task.crop, { height, widthMultiple, maxWidth });
+    return new Promise((resolve, reject) => {
+      this.queue.push({ task, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /**
+   * Measure what a forward costs at a few batch sizes and tokens per row, so `auto` draft lengths weigh
+   * acceptance against this machine's real cost. Runs once, on dummy inputs (cost does not depend on them).
+   */
+  async calibrate(): Promise<CostTable> {
+    if (this.costs) return this.costs;
+    const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+    const { height, widthMultiple, maxWidth } = this.bundle.config.image;
+    const points: CostPoint[] = [];
+    const crop: GrayCrop = { width: 400, height, data: new Uint8Array(400 * height).fill(255) };
+    for (const batch of [1, 8, 32].filter((b) => b <= Math.max(1, this.opts.maxBatch) || b === 1)) {
+      const vis = await runVision(this.bundle, packBatch(Array.from({ length: batch }, () => crop), { height, widthMultiple, maxWidth }));
+      const cache = new KvCache(nLayers, nHeads, headDim, batch);
+      cache.reserve(64);
+      cache.lengths.fill(40);
+      for (const perRow of [1, 2, 4, 8, 16]) {
+        const input = {
+          tokens: Array.from({ length: batch }, () => Array.from({ length: perRow }, () => 40)),
+          positions: Array.from({ length: batch }, () => Array.from({ length: perRow }, (_, i) => 40 + i)),
+        };
+        await decoderStep(this.bundle, cache, vis, input); // warm-up
+        const times: number[] = [];
+        for (let r = 0; r < 3; r++) {
+          const t0 = performance.now();
+          await decoderStep(this.bundle, cache, vis, input);
+          times.push(performance.now() - t0);
+        }
+        points.push({ batch, perRow, ms: times.sort((a, b) => a - b)[1] });
+      }
+    }
+    this.costs = new CostTable(points);
+    return this.costs;
+  }
+
+  private kick(): void {
+    if (this.loop) return;
+    this.loop = this.run().finally(() => {
+      this.loop = null;
+      if (this.queue.length || this.seqs.some((s) => !s.done)) this.kick();
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (this.queue.length || this.seqs.some((s) => !s.done)) {
+      await this.admit();
+      if (!this.seqs.some((s) => !s.done)) continue;
+      try {
+        await this.step();
+      } catch (e) {
+        // A failed forward fails the lines in flight, not the engine: reject them and start clean.
+        for (const s of this.seqs) if (!s.done) s.p.reject(e);
+        this.seqs = [];
+        this.cache = null;
+        this.vis = null;
+      }
+    }
+    this.compact(true);
+  }
+
+  private async admit(): Promise<void> {
+    this.queue = this.queue.filter((p) => {
+      if (!p.task.signal?.aborted) return true;
+      p.reject(new EngineError('CANCELLED', 'decoding was cancelled'));
+      return false;
+    });
+    const live = this.seqs.filter((s) => !s.done).length;
+    const room = this.opts.maxBatch - live;
+    if (!this.queue.length || room <= 0) return;
+    this.compact(true);
+    const group = this.queue.splice(0, room);
+    const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+    const { height, widthMultiple, maxWidth } = this.bundle.config.image;
+    let vis: VisualState;
+    const t0 = performance.now();
+    try {
+      vis = await runVision(this.bundle, packBatch(group.map((p) => p.task.crop), { height, widthMultiple, maxWidth }));
+    } catch (e) {
+      for (const p of group) p.reject(e);
+      return;
+    }
+    const ms = performance.now() - t0;
+    const { bos, ctcBlank } = this.bundle.config.specialIds;
+    const ctc = ctcGreedy(vis, ctcBlank);
+    const maxNew = this.bundle.config.decoding.maxNewTokens;
+    this.nextGroup++;
+    const seqs = group.map((p, r) => {
+      let real = 0;
+      for (let t = 0; t < vis.visual; t++) real += vis.mask[r * vis.visual + t];
+      // No line holds more characters than visual tokens; the cap also stops a runaway repetition.
+      return new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real + 4), this.nextGroup, ms);
+    });
+    if (!this.cache || !this.vis || !this.seqs.length) {
+      this.cache = new KvCache(nLayers, nHeads, headDim, seqs.length);
+      this.vis = vis;
+      this.seqs = seqs;
+    } else {
+      this.cache.addRows(seqs.length);
+      this.vis = concatVisual(this.vis, vis, nLayers, nHeads, headDim);
+      this.seqs = [...this.seqs, ...seqs];
+    }
+  }
+
+  /** Drop finished rows from the batch (copies the caches, so only when it pays or when forced). */
+  private compact(force: boolean): void {
+    if (!this.cache || !this.vis) return;
+    const keep = this.seqs.map((s, i) => (s.done ? -1 : i)).filter((i) => i >= 0);
+    const gone = this.seqs.length - keep.length;
+    if (!gone || (!force && gone < Math.max(1, this.seqs.length / 4))) return;
+    if (!keep.length) {
+      this.seqs = [];
+      this.cache = null;
+      this.vis = null;
+      return;
+    }
+    const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+    this.cache.keepRows(keep);
+    this.vis = keepVisualRows(this.vis, keep, nLayers, nHeads, headDim);
+    this.seqs = keep.map((i) => this.seqs[i]);
+  }
+
+  private finish(s: Sequence, error?: unknown): void {
+    s.done = true;
+    s.p.task.drafter.release?.(s);
+    if (error) {
+      s.p.reject(error);
+      return;
+    }
+    s.context.addLine(s.tokens, this.bundle.config.specialIds.eos);
+    s.p.resolve({ ids: s.tokens, ctc: s.ctc, visionGroup: s.visionGroup, visionMs: s.visionMs });
+  }
+
+  private async step(): Promise<void> {
+    const cache = this.cache as KvCache;
+    const vis = this.vis as VisualState;
+    const { eos, pad } = this.bundle.config.specialIds;
+    const live = this.seqs.filter((s) => !s.done);
+    for (const s of live) {
+      if (s.p.task.signal?.aborted) this.finish(s, new EngineError('CANCELLED', 'decoding was cancelled'));
+    }
+    const batch = this.seqs.filter((s) => !s.done).length;
+    for (const s of this.seqs) {
+      s.budget = s.done || s.p.task.drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs), s.limit - s.tokens.length);
+    }
+    // Drafts, asked of each drafter for its own sequences at once.
+    const drafts: Draft[] = this.seqs.map(() => ({ tokens: [] }));
+    const byDrafter = new Map<Drafter, number[]>();
+    this.seqs.forEach((s, r) => {
+      if (s.done || s.budget <= 0) return;
+      const rows = byDrafter.get(s.p.task.drafter) ?? [];
+      rows.push(r);
+      byDrafter.set(s.p.task.drafter, rows);
+    });
+    for (const [drafter, rows] of byDrafter) {
+      const proposed = drafter.propose(rows.map((r) => this.seqs[r]));
+      rows.forEach((r, i) => (drafts[r] = clip(proposed[i], this.seqs[r].budget, this.seqs[r].tree)));
+    }
+    const t = 1 + Math.max(0, ...drafts.map((d) => d.tokens.length));
+    const parents = drafts.map(parentsOf);
+    const depth = drafts.map(depths);
+    const tokens = this.seqs.map((s, r) => [s.last, ...drafts[r].tokens, ...Array(t - 1 - drafts[r].tokens.length).fill(pad)]);
+    const positions = this.seqs.map((_, r) => {
+      const len = cache.lengths[r];
+      return Array.from({ length: t }, (_, i) => (i === 0 || i > drafts[r].tokens.length ? len : len + depth[r][i - 1]));
+    });
+    const attend = (r: number, i: number, j: number): boolean => {
+      const n = drafts[r].tokens.length;
+      if (i === j) return true;
+      if (i > n || j > n) return false; // padding sees nothing new and is seen by nothing
+      if (j === 0) return true; // every draft token follows the fed token
+      if (i === 0) return false;
+      return isAncestor(parents[r], j - 1, i - 1);
+    };
+    const t0 = performance.now();
+    const out = await decoderStep(this.bundle, cache, vis, { tokens, positions, attend });
+    const ms = performance.now() - t0;
+    this.forwards++;
+
+    const picks: number[][] = this.seqs.map(() => []);
+    const touched = new Set<SpecMetrics>();
+    this.seqs.forEach((s, r) => {
+      if (s.done) return;
+      const draft = drafts[r];
+      const view: RowLogits = { at: (i) => out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab) };
+      const verdict = s.p.task.verifier.verify(draft, view);
+      picks[r] = [0, ...verdict.accepted.map((i) => i + 1)];
+      const committed = [...verdict.accepted.map((i) => draft.tokens[i]), verdict.bonus];
+      const fresh: number[] = [];
+      const fromDraft: boolean[] = [];
+      let finished = false;
+      for (let i = 0; i < committed.length; i++) {
+        if (committed[i] === eos) {
+          finished = true;
+          break;
+        }
+        fresh.push(committed[i]);
+        fromDraft.push(i < verdict.accepted.length);
+        if (s.tokens.length + fresh.length >= s.limit) {
+          finished = true;
+          break;
+        }
+      }
+      s.tokens.push(...fresh);
+      s.last = verdict.bonus;
+      const draftDepth = draft.tokens.length ? Math.max(...depth[r]) : 0;
+      s.p.task.metrics.row(draftDepth, draft.tokens.length, verdict.accepted.length, committed.length);
+      touched.add(s.p.task.metrics);
+      s.policy.observe(draftDepth, verdict.accepted.length);
+      s.p.task.drafter.observe?.(s, draft, verdict, committed);
+      if (fresh.length) s.p.task.onTokens?.(fresh, fromDraft);
+      if (finished) this.finish(s);
+    });
+    cache.commit(out.newK, out.newV, t, picks);
+    for (const m of touched) m.forward(ms);
+    this.compact(this.queue.length > 0);
+  }
+}
+
+/** Keep a drafter's proposal within its budget (tree: depth) and well formed. */
+function clip(d: Draft, budget: number, tree: boolean): Draft {
+  if (!d.parents || !tree) {
+    // A verifier that takes chains gets a chain: the first root path of a tree.
+    if (d.parents && !tree) {
+      const chain: number[] = [];
+      let node = -1;
+      for (let i = 0; i < d.tokens.length; i++) {
+        if (d.parents[i] === node) {
+          chain.push(d.tokens[i]);
+          node = i;
+        }
+      }
+      return { tokens: chain.slice(0, budget) };
+    }
+    return { tokens: d.tokens.slice(0, budget) };
+  }
+  const dep = depths(d);
+  const keep = d.tokens.map((_, i) => i).filter((i) => dep[i] <= budget && (d.parents as number[])[i] < i);
+  const index = new Map(keep.map((old, i) => [old, i]));
+  return {
+    tokens: keep.map((i) => d.tokens[i]),
+    parents: keep.map((i) => {
+      const p = (d.parents as number[])[i];
+      return p < 0 ? -1 : (index.get(p) ?? -1);
+    }),
+  };
+}

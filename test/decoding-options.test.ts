@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { cropLines } from '../src/document/crop-lines.js';
+import { decodeImage } from '../src/document/decode-image.js';
+import { findLines } from '../src/document/lines.js';
+import { Engine } from '../src/engine/engine.js';
+import { EngineError } from '../src/engine/errors.js';
+import type { GrayCrop } from '../src/engine/preprocess.js';
+import { RelaxedVerifier } from '../src/engine/verifiers/relaxed.js';
+import { SAMPLE_PAGE } from './helpers/fixtures.js';
+
+describe('decoding options are validated per request', () => {
+  let engine: Engine;
+  before(async () => {
+    engine = await Engine.open();
+  });
+  after(() => engine.close());
+
+  const refused = (input: unknown, pattern: RegExp) => {
+    assert.throws(() => engine.resolve(input as never), (e: unknown) => {
+      assert.ok(e instanceof EngineError);
+      assert.equal(e.code, 'INVALID_OPTIONS');
+      assert.match(e.message, pattern);
+      return true;
+    });
+  };
+
+  it('an unknown drafter is refused with the list of drafters', () =>
+    refused({ drafter: 'medusa' }, /unknown drafter "medusa"; the drafters are "none", "ctc", "ngram", "reference", "mtp"/));
+  it('an unknown verifier is refused with the list of verifiers', () =>
+    refused({ verifier: 'typical' }, /the verifiers are "greedy", "tree", "relaxed"/));
+  it('a drafter whose head this bundle lacks is refused, naming the drafters it can use', () =>
+    refused({ drafter: 'mtp' }, /needs the model's mtp head.*the drafters are "none", "ctc", "ngram", "reference"/));
+  it('the reference drafter without a reference says what to send', () =>
+    refused({ drafter: 'reference' }, /decoding.reference/));
+  it('a draft length outside 1..32 is refused', () => {
+    refused({ draftLength: 0 }, /draftLength/);
+    refused({ draftLength: 99 }, /draftLength/);
+    refused({ draftLength: 'many' }, /draftLength/);
+  });
+  it('relaxed verification without a drafter is refused', () => refused({ verifier: 'relaxed' }, /nothing to relax/));
+  it('unknown option keys are refused, not ignored', () => refused({ drafter: 'ctc', lenght: 3 }, /lenght|Unrecognized/));
+  it('defaults are plain greedy decoding with auto draft length', () => {
+    assert.deepEqual(engine.resolve(undefined), { drafter: 'none', verifier: 'greedy', draftLength: 'auto', relaxed: { topK: 5, minRatio: 0.3 }, reference: undefined });
+  });
+  it('the relaxed verifier says it is lossy', () => {
+    assert.equal(new RelaxedVerifier({ topK: 5, minRatio: 0.3 }).lossless, false);
+  });
+});
+
+describe('speculation metrics and cancellation', () => {
+  let engine: Engine;
+  let crops: GrayCrop[];
+  before(async () => {
+    engine = await Engine.open();
+    const page = await decodeImage(readFileSync(SAMPLE_PAGE), SAMPLE_PAGE);
+    crops = await cropLines(page, findLines(page), engine.imageSpec);
+  });
+  after(() => engine.close());
+
+  it('plain decoding commits exactly one token per line per forward and drafts nothing', async () => {
+    const { metrics } = await engine.readLines(crops);
+    assert.equal(metrics.meanAcceptanceLength, 1);
+    assert.equal(metrics.drafts, 0);
+    assert.equal(metrics.draftTokens, 0);
+    assert.deepEqual(metrics.acceptanceByPosition, []);
+    assert.ok(metrics.forwards > 0 && metrics.decodeMs > 0);
+  });
+
+  it('drafted decoding counts drafts, accepted tokens and acceptance by position consistently', async () => {
+    const { metrics: m } = await engine.readLines(crops, { decoding: { drafter: 'ctc', draftLength: 4 } });
+    assert.ok(m.drafts > 0 && m.draftTokens >= m.drafts);
+    assert.ok(m.acceptedTokens <= m.draftTokens);
+    assert.equal(m.committedTokens, m.acceptedTokens + m.sequenceForwards, 'each line-forward commits its accepted tokens plus one');
+    assert.ok(m.acceptanceByPosition.length <= 4);
+    for (const a of m.acceptanceByPosition) assert.ok(a >= 0 && a <= 1);
+  });
+
+  it('tokens stream as they are decided, marked by where they came from', async () => {
+    const streamed = new Map<number, string>();
+    let drafted = 0;
+    const { lines, metrics } = await engine.readLines(crops.slice(0, 4), {
+      decoding: { drafter: 'ctc', draftLength: 6 },
+      onTokens: (i, text, fromDraft) => {
+        streamed.set(i, (streamed.get(i) ?? '') + text);
+        drafted += fromDraft.filter(Boolean).length;
+      },
+    });
+    lines.forEach((l, i) => assert.equal(streamed.get(i) ?? '', l.text));
+    // Every accepted draft token is streamed as drafted, except an accepted end-of-line (at most one a line).
+    assert.ok(drafted > 0, 'some streamed tokens came from accepted drafts');
+    assert.ok(drafted <= metrics.acceptedTokens && metrics.acceptedTokens - drafted <= lines.length);
+  });
+
+  it('a cancelled request stops with CANCELLED and the engine serves the next one', async () => {
+    const ctrl = new AbortController();
+    const pending = engine.readLines(crops, { signal: ctrl.signal, onTokens: () => ctrl.abort() });
+    await assert.rejects(pending, (e: unknown) => e instanceof EngineError && e.code === 'CANCELLED');
+    const again = await engine.readLines(crops.slice(0, 2));
+    assert.equal(again.lines.length, 2);
+  });
+});

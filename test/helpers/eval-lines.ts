@@ -1,0 +1,39 @@
+/** Real line crops for tests: the evaluation set's line sets when present (CI has them), else the sample page. */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cropLine, cropLines } from '../../src/document/crop-lines.js';
+import { decodeImage } from '../../src/document/decode-image.js';
+import { findLines } from '../../src/document/lines.js';
+import type { Engine } from '../../src/engine/engine.js';
+import type { GrayCrop } from '../../src/engine/preprocess.js';
+import { loadLineSet } from '../../src/eval/line-sets.js';
+import { ROOT, SAMPLE_PAGE, SAMPLE_TEXT } from './fixtures.js';
+
+export const EVAL_DIR = process.env.SPECULA_EVAL_DIR ?? join(ROOT, '..', 'shared', 'eval');
+
+export interface TestLine {
+  set: string;
+  crop: GrayCrop;
+  truth: string;
+}
+
+/** Up to `perSet` lines from each line set (spread evenly through it), as model-ready crops. */
+export async function realLines(engine: Engine, perSet: number): Promise<TestLine[]> {
+  if (!existsSync(EVAL_DIR)) {
+    const page = await decodeImage(readFileSync(SAMPLE_PAGE), SAMPLE_PAGE);
+    const crops = await cropLines(page, findLines(page), engine.imageSpec);
+    const truth = readFileSync(SAMPLE_TEXT, 'utf8').trim().split('\n');
+    return crops.map((crop, i) => ({ set: 'sample-page', crop, truth: truth[i] ?? '' }));
+  }
+  const out: TestLine[] = [];
+  for (const set of ['docbank_lines', 'ocropy_uw3_500', 'tesseract_lstmf_lines']) {
+    const all = loadLineSet(EVAL_DIR, set);
+    const step = Math.max(1, all.length / perSet);
+    for (let i = 0; i < Math.min(perSet, all.length); i++) {
+      const l = all[Math.floor(i * step)];
+      const page = await decodeImage(readFileSync(l.image), l.image);
+      out.push({ set, truth: l.text, crop: await cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec) });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,147 @@
+/**
+ * The lossless property: every lossless drafter/verifier pairing gives byte-identical text to plain greedy
+ * decoding (the simple reference loop in greedy.ts, not the scheduler), on real lines and on adversarial drafts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { closeBundle, loadBundle, type Bundle } from '../src/engine/bundle.js';
+import { DocumentContext } from '../src/engine/document-context.js';
+import type { Drafter } from '../src/engine/drafters/drafter.js';
+import { Engine } from '../src/engine/engine.js';
+import { decodeGreedy } from '../src/engine/greedy.js';
+import { SpecMetrics } from '../src/engine/metrics.js';
+import type { DecodingOptionsInput } from '../src/engine/options.js';
+import { packBatch } from '../src/engine/preprocess.js';
+import { Scheduler } from '../src/engine/scheduler.js';
+import { GreedyVerifier } from '../src/engine/verifiers/greedy.js';
+import { TreeVerifier } from '../src/engine/verifiers/tree.js';
+import type { Verifier } from '../src/engine/verifiers/verifier.js';
+import { runVision } from '../src/engine/vision.js';
+import { EmptyDrafter, OverlongDrafter, RandomDrafter } from './helpers/adversarial-drafters.js';
+import { realLines, type TestLine } from './helpers/eval-lines.js';
+
+const PER_SET = Number(process.env.SPECULA_LOSSLESS_PER_SET ?? 100); // 3 sets: 300 lines
+
+async function plainGreedy(bundle: Bundle, lines: TestLine[]): Promise<string[]> {
+  const out: string[] = [];
+  for (let s = 0; s < lines.length; s += 32) {
+    const group = lines.slice(s, s + 32);
+    const { height, widthMultiple, maxWidth } = bundle.config.image;
+    const vis = await runVision(bundle, packBatch(group.map((l) => l.crop), { height, widthMultiple, maxWidth }));
+    const res = await decodeGreedy(bundle, vis);
+    out.push(...res.ids.map((ids) => bundle.tokenizer.decode(ids)));
+  }
+  return out;
+}
+
+function firstDifference(got: string[], want: string[]): string {
+  const i = got.findIndex((g, k) => g !== want[k]);
+  return i < 0 ? '' : `line ${i}: got ${JSON.stringify(got[i])}, greedy gave ${JSON.stringify(want[i])}`;
+}
+
+describe('lossless drafters match greedy AR on real lines', () => {
+  let engine: Engine;
+  let lines: TestLine[];
+  let greedy: string[];
+  // A reference text as a PDF layer would give it: the page's true lines, joined as one document.
+  let rightReference: string;
+  // Another document's text: drafts from it are wrong nearly everywhere.
+  let otherReference: string;
+
+  before(async () => {
+    engine = await Engine.open();
+    lines = await realLines(engine, PER_SET);
+    greedy = await plainGreedy(engine.bundle, lines);
+    rightReference = lines.map((l) => l.truth).join('\n');
+    otherReference = [...lines].reverse().map((l) => l.truth.split(' ').reverse().join(' ')).join('\n');
+  });
+  after(() => engine.close());
+
+  it(`uses at least 300 real lines when the evaluation set is present`, () => {
+    assert.ok(lines.length >= Math.min(300, PER_SET * 3) || lines[0].set === 'sample-page', `${lines.length} lines`);
+  });
+
+  const pairings: [string, DecodingOptionsInput, boolean][] = [
+    ['none + greedy', { drafter: 'none', verifier: 'greedy' }, false],
+    ['none + tree', { drafter: 'none', verifier: 'tree' }, false],
+    ['ctc + greedy, 8 tokens', { drafter: 'ctc', verifier: 'greedy', draftLength: 8 }, true],
+    ['ctc + greedy, auto', { drafter: 'ctc', verifier: 'greedy', draftLength: 'auto' }, true],
+    ['ctc + tree, 8 tokens', { drafter: 'ctc', verifier: 'tree', draftLength: 8 }, true],
+    ['ngram + greedy, 6 tokens', { drafter: 'ngram', verifier: 'greedy', draftLength: 6 }, false],
+    ['ngram + tree, auto', { drafter: 'ngram', verifier: 'tree', draftLength: 'auto' }, false],
+  ];
+  for (const [name, decoding, mustAccept] of pairings) {
+    it(`${name} gives greedy's text byte for byte`, async () => {
+      const r = await engine.readLines(lines.map((l) => l.crop), { decoding });
+      const texts = r.lines.map((l) => l.text);
+      assert.deepEqual(texts, greedy, firstDifference(texts, greedy));
+      if (decoding.drafter === 'none') assert.equal(r.metrics.meanAcceptanceLength, 1);
+      if (mustAccept) assert.ok(r.metrics.acceptedTokens > 0, 'some drafted tokens are accepted');
+    });
+  }
+
+  it('reference + greedy and + tree, with the right reference, give greedy\'s text', async () => {
+    for (const verifier of ['greedy', 'tree']) {
+      const r = await engine.readLines(lines.map((l) => l.crop), { decoding: { drafter: 'reference', verifier, draftLength: 12, reference: rightReference } });
+      const texts = r.lines.map((l) => l.text);
+      assert.deepEqual(texts, greedy, firstDifference(texts, greedy));
+    }
+  });
+
+  it('a reference from another document costs speed, never text', async () => {
+    const r = await engine.readLines(lines.map((l) => l.crop), { decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 12, reference: otherReference } });
+    const texts = r.lines.map((l) => l.text);
+    assert.deepEqual(texts, greedy, firstDifference(texts, greedy));
+  });
+
+  it('lines of requests with different strategies share forwards and keep their own text', async () => {
+    const some = lines.slice(0, 48).map((l) => l.crop);
+    const half = Math.floor(some.length / 2);
+    const before = engine.stats.forwards;
+    const [a, b] = await Promise.all([
+      engine.readLines(some.slice(0, half), { decoding: { drafter: 'ctc', verifier: 'tree', draftLength: 6 } }),
+      engine.readLines(some.slice(half), { decoding: { drafter: 'none' } }),
+    ]);
+    const shared = engine.stats.forwards - before;
+    assert.deepEqual([...a.lines, ...b.lines].map((l) => l.text), greedy.slice(0, some.length));
+    assert.ok(shared < a.metrics.forwards + b.metrics.forwards, `the two requests shared forwards (${shared} run, ${a.metrics.forwards} + ${b.metrics.forwards} taken part in)`);
+  });
+});
+
+describe('adversarial drafts cost speed, never text', () => {
+  let bundle: Bundle;
+  let lines: TestLine[];
+  let greedy: string[];
+
+  before(async () => {
+    bundle = await loadBundle();
+    const engine = await Engine.open();
+    lines = (await realLines(engine, Math.ceil(PER_SET / 3))).slice(0, 100);
+    await engine.close();
+    greedy = await plainGreedy(bundle, lines);
+  });
+  after(() => closeBundle(bundle));
+
+  async function decodeWith(drafter: Drafter, verifier: Verifier, draftLength: number): Promise<{ texts: string[]; metrics: SpecMetrics }> {
+    const scheduler = new Scheduler(bundle, { maxBatch: 32 });
+    const context = new DocumentContext(bundle.tokenizer);
+    const metrics = new SpecMetrics();
+    const outs = await Promise.all(lines.map((l) => scheduler.read({ crop: l.crop, drafter, verifier, draftLength, context, metrics })));
+    return { texts: outs.map((o) => bundle.tokenizer.decode(o.ids)), metrics };
+  }
+
+  const vocab = (): number => bundle.config.dims.vocabSize;
+  const cases: [string, () => Drafter, () => Verifier, number][] = [
+    ['random chains, greedy verifier', () => new RandomDrafter(vocab(), 1), () => new GreedyVerifier(), 8],
+    ['random trees, tree verifier', () => new RandomDrafter(vocab(), 2, true), () => new TreeVerifier(), 6],
+    ['empty drafts', () => new EmptyDrafter(), () => new GreedyVerifier(), 8],
+    ['drafts running far past the line end', () => new OverlongDrafter(vocab(), bundle.config.specialIds.eos), () => new GreedyVerifier(), 32],
+  ];
+  for (const [name, drafter, verifier, k] of cases) {
+    it(name, async () => {
+      const { texts, metrics } = await decodeWith(drafter(), verifier(), k);
+      assert.deepEqual(texts, greedy, firstDifference(texts, greedy));
+      assert.ok(metrics.snapshot().sequenceForwards > 0);
+    });
+  }
+});
