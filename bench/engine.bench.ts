@@ -6,48 +6,17 @@
  *   npm run bench                     # lines from ../shared/eval if present, else the sample page
  *   npm run bench -- --lines 64 --no-tesseract
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import sharp from 'sharp';
-import { cropLine, cropLines } from '../src/document/crop-lines.js';
-import { decodeImage } from '../src/document/decode-image.js';
-import { findLines } from '../src/document/lines.js';
 import { Engine } from '../src/engine/engine.js';
 import { KvCache } from '../src/engine/kv-cache.js';
 import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
 import { decoderStep } from '../src/engine/step.js';
 import { runVision } from '../src/engine/vision.js';
-import { tesseractRead, tesseractVersion } from '../src/eval/tesseract.js';
-
-const ROOT = resolve(new URL('../..', import.meta.url).pathname);
-
-async function benchLines(engine: Engine, n: number, evalDir: string): Promise<{ source: string; crops: GrayCrop[]; files: string[] }> {
-  const manifest = join(evalDir, 'docbank_samples', 'manifest.jsonl');
-  if (existsSync(manifest)) {
-    const rows = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; image: string });
-    const files = rows.filter((r) => r.kind === 'line').slice(0, n).map((r) => join(evalDir, 'docbank_samples', r.image));
-    const crops = await Promise.all(files.map(async (f) => {
-      const page = await decodeImage(readFileSync(f), f);
-      return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
-    }));
-    return { source: `docbank_samples lines (${files.length})`, crops, files };
-  }
-  const sample = join(ROOT, 'examples', 'sample-page.png');
-  const page = await decodeImage(readFileSync(sample), sample);
-  const boxes = findLines(page);
-  const one = await cropLines(page, boxes, engine.imageSpec);
-  const crops = Array.from({ length: n }, (_, i) => one[i % one.length]);
-  // tesseract reads the same line images, written out as PNG files
-  const dir = mkdtempSync(join(tmpdir(), 'specula-bench-'));
-  const files = await Promise.all(boxes.map(async (b, i) => {
-    const f = join(dir, `line-${i}.png`);
-    await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).extract({ left: b.x, top: b.y, width: b.width, height: b.height }).png().toFile(f);
-    return f;
-  }));
-  return { source: `examples/sample-page.png lines, repeated to ${n}`, crops, files: Array.from({ length: n }, (_, i) => files[i % files.length]) };
-}
+import { tesseractVersion } from '../src/eval/tesseract.js';
+import { benchLines, tesseractLinesPerSecond } from './lines.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -97,9 +66,7 @@ async function main(): Promise<void> {
   }
   const tess = values['no-tesseract'] ? null : await tesseractVersion();
   if (tess) {
-    const t0 = performance.now();
-    for (const f of files) await tesseractRead(f, 7);
-    const s = (performance.now() - t0) / 1000;
+    const { seconds: s } = await tesseractLinesPerSecond(files);
     rows.push({ system: tess, batch: 1, lines: files.length, seconds: s, linesPerSecond: files.length / s });
     print.push([`${tess} (1 process, --psm 7)`, (files.length / s).toFixed(2), '-']);
   }

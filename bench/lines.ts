@@ -1,0 +1,57 @@
+/** Real line crops for benchmarks (the evaluation set's docbank lines, else the sample page) and tesseract timing. */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import sharp from 'sharp';
+import { cropLine, cropLines } from '../src/document/crop-lines.js';
+import { decodeImage } from '../src/document/decode-image.js';
+import { findLines } from '../src/document/lines.js';
+import type { Engine } from '../src/engine/engine.js';
+import type { GrayCrop } from '../src/engine/preprocess.js';
+import { tesseractRead } from '../src/eval/tesseract.js';
+
+export const ROOT = resolve(new URL('../..', import.meta.url).pathname);
+
+export interface BenchLines {
+  source: string;
+  crops: GrayCrop[];
+  /** The same lines as image files, for tesseract. */
+  files: string[];
+  truth: string[];
+}
+
+export async function benchLines(engine: Engine, n: number, evalDir: string): Promise<BenchLines> {
+  const manifest = join(evalDir, 'docbank_samples', 'manifest.jsonl');
+  if (existsSync(manifest)) {
+    const rows = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; image: string; gt_text: string });
+    const picked = rows.filter((r) => r.kind === 'line').slice(0, n);
+    const files = picked.map((r) => join(evalDir, 'docbank_samples', r.image));
+    const crops = await Promise.all(files.map(async (f) => {
+      const page = await decodeImage(readFileSync(f), f);
+      return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
+    }));
+    return { source: `docbank_samples lines (${files.length})`, crops, files, truth: picked.map((r) => r.gt_text) };
+  }
+  const sample = join(ROOT, 'examples', 'sample-page.png');
+  const page = await decodeImage(readFileSync(sample), sample);
+  const boxes = findLines(page);
+  const one = await cropLines(page, boxes, engine.imageSpec);
+  const text = readFileSync(join(ROOT, 'examples', 'sample-page.txt'), 'utf8').trim().split('\n');
+  const dir = mkdtempSync(join(tmpdir(), 'specula-bench-'));
+  const files = await Promise.all(boxes.map(async (b, i) => {
+    const f = join(dir, `line-${i}.png`);
+    await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
+      .extract({ left: b.x, top: b.y, width: b.width, height: b.height }).png().toFile(f);
+    return f;
+  }));
+  const pick = <T>(xs: T[]): T[] => Array.from({ length: n }, (_, i) => xs[i % xs.length]);
+  return { source: `examples/sample-page.png lines, repeated to ${n}`, crops: pick(one), files: pick(files), truth: pick(text) };
+}
+
+/** Tesseract on the same line images, one process at a time (--psm 7: a single line). */
+export async function tesseractLinesPerSecond(files: readonly string[]): Promise<{ seconds: number; texts: string[] }> {
+  const t0 = performance.now();
+  const texts: string[] = [];
+  for (const f of files) texts.push(await tesseractRead(f, 7));
+  return { seconds: (performance.now() - t0) / 1000, texts };
+}

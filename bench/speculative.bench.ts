@@ -1,0 +1,111 @@
+/**
+ * Speculative decoding benchmark: every drafter/verifier pairing beside plain greedy AR (the baseline) and
+ * tesseract, on the same real lines in the same run, at batch 1 and 32. Per row: tokens per forward, decode
+ * time and its speedup over AR at the same batch, lines/s end to end, CER against the ground truth, and how
+ * much the text differs from AR's (zero for lossless pairings; the relaxed verifier's cost shows here).
+ *
+ *   npm run bench:spec                        # docbank lines from ../shared/eval if present
+ *   npm run bench:spec -- --lines 32 --no-tesseract
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Engine } from '../src/engine/engine.js';
+import type { DecodingOptionsInput } from '../src/engine/options.js';
+import { corpusCer, tally } from '../src/eval/cer.js';
+import { tesseractVersion } from '../src/eval/tesseract.js';
+import { benchLines, tesseractLinesPerSecond } from './lines.js';
+
+interface Config {
+  name: string;
+  decoding: DecodingOptionsInput;
+  lossless: boolean;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      lines: { type: 'string', default: '64' },
+      'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
+      'no-tesseract': { type: 'boolean', default: false },
+      batches: { type: 'string', default: '1,32' },
+      out: { type: 'string', default: 'bench/results/speculative.json' },
+    },
+  });
+  const engine = await Engine.open();
+  const bl = await benchLines(engine, Number(values.lines), resolve(values['eval-dir']));
+  // What a PDF text layer would give: the lines' true text, as one document.
+  const reference = bl.truth.join('\n');
+  const configs: Config[] = [
+    { name: 'none + greedy (AR)', decoding: { drafter: 'none' }, lossless: true },
+    { name: 'ctc + greedy, auto', decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 'auto' }, lossless: true },
+    { name: 'ctc + greedy, 8', decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 8 }, lossless: true },
+    { name: 'ctc + tree, 8', decoding: { drafter: 'ctc', verifier: 'tree', draftLength: 8 }, lossless: true },
+    { name: 'ngram + greedy, auto', decoding: { drafter: 'ngram', verifier: 'greedy', draftLength: 'auto' }, lossless: true },
+    { name: 'reference + greedy, auto', decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 'auto', reference }, lossless: true },
+    { name: 'ctc + relaxed (k=5, r=0.3), 8', decoding: { drafter: 'ctc', verifier: 'relaxed', draftLength: 8, relaxed: { topK: 5, minRatio: 0.3 } }, lossless: false },
+  ];
+  const batches = values.batches.split(',').map(Number);
+  const rows: Record<string, number | string | boolean>[] = [];
+  for (const batch of batches) {
+    engine.maxBatch = batch;
+    let ar: { decodeMs: number; texts: string[] } | null = null;
+    for (const c of configs) {
+      const t0 = performance.now();
+      const { lines, metrics } = await engine.readLines(bl.crops, { decoding: c.decoding });
+      const seconds = (performance.now() - t0) / 1000;
+      const texts = lines.map((l) => l.text);
+      if (!ar) ar = { decodeMs: metrics.decodeMs, texts };
+      const arTexts = ar.texts;
+      rows.push({
+        config: c.name,
+        lossless: c.lossless,
+        batch,
+        lines: bl.crops.length,
+        tokensPerForward: metrics.meanAcceptanceLength,
+        forwards: metrics.forwards,
+        drafts: metrics.drafts,
+        draftTokens: metrics.draftTokens,
+        acceptedTokens: metrics.acceptedTokens,
+        acceptanceByPosition: metrics.acceptanceByPosition.slice(0, 8).map((x) => Number(x.toFixed(3))).join(' '),
+        decodeMs: metrics.decodeMs,
+        decodeSpeedup: ar.decodeMs / metrics.decodeMs,
+        linesPerSecond: bl.crops.length / seconds,
+        cer: corpusCer(texts.map((t, i) => tally(t, bl.truth[i]))),
+        changedVsAr: corpusCer(texts.map((t, i) => tally(t, arTexts[i]))),
+      });
+      process.stderr.write(`batch ${batch}: ${c.name} done\n`);
+    }
+  }
+  const tess = values['no-tesseract'] ? null : await tesseractVersion();
+  let tessRow: Record<string, number | string> | null = null;
+  if (tess) {
+    const { seconds, texts } = await tesseractLinesPerSecond(bl.files);
+    tessRow = { system: tess, linesPerSecond: bl.files.length / seconds, cer: corpusCer(texts.map((t, i) => tally(t, bl.truth[i]))) };
+  }
+  await engine.close();
+  const report = {
+    created: new Date().toISOString(),
+    model: engine.bundle.config.name,
+    modelSteps: engine.bundle.config.training?.steps ?? null,
+    machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, onnxruntime-node CPU`,
+    lines: bl.source,
+    notes: 'tokensPerForward counts the bonus token (AR = 1.0); decodeSpeedup is decode time of AR / this config at the same batch; changedVsAr is CER of this output against AR output (0 = byte-identical).',
+    rows,
+    tesseract: tessRow,
+  };
+  mkdirSync(resolve(values.out, '..'), { recursive: true });
+  writeFileSync(values.out, JSON.stringify(report, null, 2));
+  const pct = (x: unknown): string => `${(100 * Number(x)).toFixed(2)}%`;
+  console.log(`lines: ${bl.source}; model ${report.model} (step ${report.modelSteps})\n`);
+  console.log('| config | batch | tokens/forward | decode speedup vs AR | lines/s | CER | text changed vs AR | acceptance by position |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(`| ${r.config} | ${r.batch} | ${Number(r.tokensPerForward).toFixed(2)} | ${Number(r.decodeSpeedup).toFixed(2)}x | ${Number(r.linesPerSecond).toFixed(2)} | ${pct(r.cer)} | ${pct(r.changedVsAr)} | ${r.acceptanceByPosition} |`);
+  }
+  if (tessRow) console.log(`| ${tessRow.system} (--psm 7) | 1 | - | - | ${Number(tessRow.linesPerSecond).toFixed(2)} | ${pct(tessRow.cer)} | - | - |`);
+  console.log(`\nwritten to ${values.out}`);
+}
+
+await main();
