@@ -3,26 +3,25 @@
  * and the client's reference text (reference). One context per document of one request; contexts are never
  * shared across requests, so one tenant's text can never be drafted into another's.
  */
+import { TokenIndex } from './drafters/lookup.js';
 import type { Tokenizer } from './tokenizer.js';
+
+export const LOOKUP_MIN_N = 2;
 
 export class DocumentContext {
   /** Finished lines, each followed by EOS, in the order they finished. */
-  readonly history: number[] = [];
-  /** The reference text as ids, each newline turned into EOS (a line ends there). */
-  readonly reference: number[];
+  readonly history = new TokenIndex(LOOKUP_MIN_N);
+  /** The reference text as ids, each line followed by EOS (a line ends there). */
+  readonly reference = new TokenIndex(LOOKUP_MIN_N);
 
   constructor(tokenizer: Tokenizer, reference?: string) {
-    this.reference = [];
-    if (reference) {
-      for (const line of reference.split(/\r?\n/)) {
-        const t = line.replace(/\s+/g, ' ').trim();
-        if (!t) continue;
-        this.reference.push(...tokenizer.encode(t), tokenizer.special.eos);
-      }
+    for (const line of (reference ?? '').split(/\r?\n/)) {
+      const t = line.replace(/\s+/g, ' ').trim();
+      if (t) this.reference.push([...tokenizer.encode(t), tokenizer.special.eos]);
     }
   }
 
   addLine(ids: readonly number[], eos: number): void {
-    this.history.push(...ids, eos);
+    this.history.push([...ids, eos]);
   }
 }

@@ -1,4 +1,4 @@
-/** Prompt lookup: find where the end of a sequence occurs in a haystack and copy what follows it. */
+/** Prompt lookup: find where the end of a sequence occurs in earlier text and copy what followed it. */
 
 export interface Match {
   /** Index in the haystack just after the matched suffix. */
@@ -8,22 +8,57 @@ export interface Match {
 }
 
 /**
- * The longest suffix of `seq` (maxN down to minN tokens) found in `haystack`, taking the occurrence nearest
- * to `near` (or the last one when `near` is undefined).
+ * Text to look up in, indexed by its n-grams so a lookup costs the number of occurrences, not the length of
+ * the text (a reference can be a whole PDF's text layer). Append-only.
  */
-export function findSuffix(haystack: readonly number[], seq: readonly number[], minN: number, maxN: number, near?: number): Match | null {
+export class TokenIndex {
+  readonly tokens: number[] = [];
+  private readonly grams = new Map<string, number[]>();
+
+  constructor(readonly minN: number) {}
+
+  push(ids: readonly number[]): void {
+    for (const id of ids) {
+      this.tokens.push(id);
+      const start = this.tokens.length - this.minN;
+      if (start < 0) continue;
+      const key = this.tokens.slice(start).join(',');
+      const at = this.grams.get(key);
+      if (at) at.push(start);
+      else this.grams.set(key, [start]);
+    }
+  }
+
+  /**
+   * The longest suffix of `seq` (minN..maxN tokens) that occurs here with at least one token after it; ties go
+   * to the occurrence nearest `near`, or to the latest one.
+   */
+  find(seq: readonly number[], maxN: number, near?: number): Match | null {
+    if (seq.length < this.minN) return null;
+    const starts = this.grams.get(seq.slice(seq.length - this.minN).join(','));
+    if (!starts) return null;
+    let best: Match | null = null;
+    for (const s of starts) {
+      const end = s + this.minN;
+      if (end >= this.tokens.length) continue;
+      let n = this.minN;
+      while (n < maxN && n < seq.length && s - (n - this.minN) - 1 >= 0 && this.tokens[s - (n - this.minN) - 1] === seq[seq.length - n - 1]) n++;
+      const better = !best || n > best.n || (n === best.n && (near === undefined ? end > best.end : Math.abs(end - near) < Math.abs(best.end - near)));
+      if (better) best = { end, n };
+    }
+    return best;
+  }
+}
+
+/** The same lookup by a plain scan, for short texts (a line's own prefix). */
+export function findSuffix(haystack: readonly number[], seq: readonly number[], minN: number, maxN: number): Match | null {
   for (let n = Math.min(maxN, seq.length); n >= minN; n--) {
     const s = seq.length - n;
-    let best = -1;
-    for (let i = 0; i + n < haystack.length; i++) {
+    for (let i = haystack.length - n - 1; i >= 0; i--) {
       let k = 0;
       while (k < n && haystack[i + k] === seq[s + k]) k++;
-      if (k < n) continue;
-      const end = i + n;
-      // Later occurrences win without a hint (the loop runs forward); with one, the nearest wins.
-      if (best < 0 || near === undefined || Math.abs(end - near) < Math.abs(best - near)) best = end;
+      if (k === n) return { end: i + n, n };
     }
-    if (best >= 0) return { end: best, n };
   }
   return null;
 }

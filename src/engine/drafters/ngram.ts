@@ -3,23 +3,29 @@
  * has already produced (earlier lines, and the line itself), and what followed it there is the draft.
  * Repeated headers, table columns and recurring words come back for one forward.
  */
+import { LOOKUP_MIN_N } from '../document-context.js';
 import type { Draft } from '../draft.js';
 import type { Drafter, SequenceView } from './drafter.js';
 import { continuation, findSuffix } from './lookup.js';
 
+const MAX_N = 8;
+
 export class NgramDrafter implements Drafter {
   readonly name = 'ngram';
 
-  constructor(private readonly eos: number, private readonly minN = 2, private readonly maxN = 8) {}
+  constructor(private readonly eos: number) {}
 
   propose(seqs: readonly SequenceView[]): Draft[] {
     return seqs.map((seq) => {
-      if (seq.budget <= 0 || seq.tokens.length < this.minN) return { tokens: [] };
-      // Earlier lines of the document, then this line without its last token (so the suffix cannot match itself).
-      const hay = [...seq.context.history, ...seq.tokens.slice(0, -1)];
-      const m = findSuffix(hay, seq.tokens, this.minN, this.maxN);
-      if (!m) return { tokens: [] };
-      return { tokens: continuation(hay, m.end, seq.budget, this.eos) };
+      if (seq.budget <= 0 || seq.tokens.length < LOOKUP_MIN_N) return { tokens: [] };
+      const doc = seq.context.history;
+      const inDoc = doc.find(seq.tokens, MAX_N);
+      // The line's own earlier text, without its last token so the suffix cannot match itself.
+      const own = seq.tokens.slice(0, -1);
+      const inLine = findSuffix(own, seq.tokens, LOOKUP_MIN_N, MAX_N);
+      if (inLine && (!inDoc || inLine.n > inDoc.n)) return { tokens: continuation(seq.tokens, inLine.end, seq.budget, this.eos) };
+      if (inDoc) return { tokens: continuation(doc.tokens, inDoc.end, seq.budget, this.eos) };
+      return { tokens: [] };
     });
   }
 }

@@ -3,34 +3,38 @@
  * pass). A line's start is found in it from the line's CTC reading; after that the line's own suffix is looked
  * up near where the previous match ended. A wrong or unrelated reference only costs drafts that get rejected.
  */
+import { LOOKUP_MIN_N } from '../document-context.js';
 import type { Draft } from '../draft.js';
 import type { Drafter, SequenceView } from './drafter.js';
-import { continuation, findSuffix } from './lookup.js';
+import { continuation } from './lookup.js';
+
+const MAX_N = 12;
+const PROBE = 8;
 
 export class ReferenceDrafter implements Drafter {
   readonly name = 'reference';
   private readonly cursor = new Map<number, number>();
 
-  constructor(private readonly eos: number, private readonly minN = 2, private readonly maxN = 12) {}
+  constructor(private readonly eos: number) {}
 
   propose(seqs: readonly SequenceView[]): Draft[] {
     return seqs.map((seq) => {
       const ref = seq.context.reference;
-      if (seq.budget <= 0 || !ref.length) return { tokens: [] };
+      if (seq.budget <= 0 || !ref.tokens.length) return { tokens: [] };
       let start: number | undefined;
-      if (seq.tokens.length < this.minN) {
-        // Line start: place the line in the reference by its CTC reading.
-        const probe = seq.ctc.slice(0, 8);
-        const m = probe.length >= 3 ? findSuffix(ref, probe, 3, probe.length) : null;
-        // A match of the probe's tail still places the line: count back over the probe's length.
+      if (seq.tokens.length < LOOKUP_MIN_N) {
+        // Line start: place the line in the reference by its CTC reading (a match of the probe's tail still
+        // places it: count back over the probe's length).
+        const probe = seq.ctc.slice(0, PROBE);
+        const m = ref.find(probe, PROBE);
         if (m) start = Math.max(0, m.end - probe.length + seq.tokens.length);
       } else {
-        const m = findSuffix(ref, seq.tokens, this.minN, this.maxN, this.cursor.get(seq.id));
+        const m = ref.find(seq.tokens, MAX_N, this.cursor.get(seq.id));
         if (m) start = m.end;
       }
       if (start === undefined) return { tokens: [] };
       this.cursor.set(seq.id, start);
-      return { tokens: continuation(ref, start, seq.budget, this.eos) };
+      return { tokens: continuation(ref.tokens, start, seq.budget, this.eos) };
     });
   }
 
