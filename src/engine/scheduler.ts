@@ -152,6 +152,8 @@ export class Scheduler {
   }
 
   private async run(): Promise<void> {
+    // Let every line submitted in this turn of the event loop queue up, so they share one vision pass.
+    await new Promise((resolve) => setImmediate(resolve));
     while (this.queue.length || this.seqs.some((s) => !s.done)) {
       await this.admit();
       if (!this.seqs.some((s) => !s.done)) continue;
