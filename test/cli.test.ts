@@ -30,13 +30,21 @@ describe('specula parse', () => {
     assert.equal(got.length, truth.length);
   });
 
-  it('--json gives the text, line boxes and decoding metrics', async () => {
-    const { code, stdout } = await specula('parse', '--json', SAMPLE_PAGE);
+  it('--json gives the text, line boxes and the speculation metrics', async () => {
+    const { code, stdout } = await specula('parse', '--json', '--drafter', 'ctc', '--verifier', 'greedy', '--draft-length', 'auto', SAMPLE_PAGE);
     assert.equal(code, 0);
-    const doc = JSON.parse(stdout) as { text: string; lines: { box: { y: number } }[]; metrics: { forwards: number; lines: number } };
-    assert.equal(doc.lines.length, doc.metrics.lines);
-    assert.ok(doc.metrics.forwards > 0);
-    assert.equal(doc.text.split('\n').length, doc.lines.length);
+    const doc = JSON.parse(stdout) as {
+      text: string;
+      pages: { lines: { box: { y: number }; text: string }[] }[];
+      metrics: Record<string, unknown> & { forwards: number; lines: number; meanAcceptanceLength: number };
+    };
+    const lines = doc.pages[0].lines;
+    assert.equal(lines.length, doc.metrics.lines);
+    assert.equal(doc.text.split('\n').length, lines.length);
+    for (const key of ['forwards', 'drafts', 'draftTokens', 'acceptedTokens', 'meanAcceptanceLength', 'acceptanceByPosition', 'decodeMs']) {
+      assert.ok(key in doc.metrics, `metrics.${key}`);
+    }
+    assert.ok(doc.metrics.forwards > 0 && doc.metrics.meanAcceptanceLength >= 1);
   });
 
   it('a bad file gets its typed error and the good files are still read', async () => {

@@ -5,7 +5,7 @@ import cliProgress from 'cli-progress';
 import type { Device } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
-import { readPage } from '../worker/read-page.js';
+import { readDocument } from '../worker/read-document.js';
 
 export async function parseCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -15,6 +15,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       model: { type: 'string' },
       device: { type: 'string', default: 'cpu' },
       json: { type: 'boolean', default: false },
+      pages: { type: 'string' },
       drafter: { type: 'string', default: 'none' },
       verifier: { type: 'string', default: 'greedy' },
       'draft-length': { type: 'string', default: 'auto' },
@@ -53,7 +54,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
     for (const file of positionals) {
       bar?.update({ file });
       try {
-        const page = await readPage(engine, await readFile(file), file, { decoding });
+        const page = await readDocument(engine, await readFile(file), file, { decoding, pages: values.pages });
         if (values.json) {
           const m = page.metrics;
           const metrics = {
@@ -69,7 +70,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
             committedTokens: m.committedTokens,
             sequenceForwards: m.sequenceForwards,
           };
-          console.log(JSON.stringify({ file, text: page.text, metrics, lines: page.lines }));
+          console.log(JSON.stringify({ file, text: page.text, metrics, pageCount: page.pageCount, pages: page.pages }));
         } else {
           if (positionals.length > 1) console.log(`==> ${file} <==`);
           console.log(page.text);

@@ -4,7 +4,13 @@ export type DocumentErrorCode =
   | 'UNSUPPORTED_FORMAT'
   | 'CORRUPT_IMAGE'
   | 'IMAGE_TOO_LARGE'
-  | 'IMAGE_TOO_SMALL';
+  | 'IMAGE_TOO_SMALL'
+  | 'CORRUPT_PDF'
+  | 'ENCRYPTED_PDF'
+  | 'EMPTY_DOCUMENT'
+  | 'TOO_MANY_PAGES'
+  | 'PAGE_OUT_OF_RANGE'
+  | 'INVALID_PAGE_RANGE';
 
 export class DocumentError extends Error {
   readonly code: DocumentErrorCode;

@@ -62,7 +62,7 @@ export class DraftLengthPolicy {
     const a = Math.min(0.99, this.acceptance);
     let best = 0;
     let bestRate = 1; // plain decoding: one token per unit cost
-    for (let k = 1; k <= 16; k++) {
+    for (let k = 1; k <= MAX_DRAFT_LENGTH; k++) {
       const expected = (1 - a ** (k + 1)) / (1 - a);
       const rate = expected / costs.relative(batch, 1 + k);
       if (rate > bestRate * 1.02) {

@@ -27,6 +27,8 @@ export interface ReadOptions {
   decoding?: DecodingOptionsInput;
   /** Text this document already has (ngram) and its reference; one per document, never shared across tenants. */
   context?: DocumentContext;
+  /** Share one metrics record across several calls (the pages of one document). */
+  metrics?: SpecMetrics;
   onLine?: (index: number, reading: LineReading) => void;
   /** Committed tokens of line `index` as they are decided; fromDraft marks tokens of an accepted draft. */
   onTokens?: (index: number, text: string, fromDraft: readonly boolean[]) => void;
@@ -82,7 +84,7 @@ export class Engine {
     const context = opts.context ?? new DocumentContext(tokenizer, decoding.reference);
     const drafter = createDrafter(decoding, this.bundle.config);
     const verifier = createVerifier(decoding);
-    const metrics = new SpecMetrics();
+    const metrics = opts.metrics ?? new SpecMetrics();
     if (decoding.draftLength === 'auto' && decoding.drafter !== 'none') await this.scheduler.calibrate();
     // Narrow lines first: lines admitted together pad to the widest of them.
     const order = crops.map((_, i) => i).sort((a, b) => crops[a].width - crops[b].width);

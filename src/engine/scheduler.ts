@@ -124,7 +124,7 @@ export class Scheduler {
       const cache = new KvCache(nLayers, nHeads, headDim, batch);
       cache.reserve(64);
       cache.lengths.fill(40);
-      for (const perRow of [1, 2, 4, 8, 16]) {
+      for (const perRow of [1, 2, 4, 8, 16, 32]) {
         const input = {
           tokens: Array.from({ length: batch }, () => Array.from({ length: perRow }, () => 40)),
           positions: Array.from({ length: batch }, () => Array.from({ length: perRow }, (_, i) => 40 + i)),

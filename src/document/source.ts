@@ -1,0 +1,142 @@
+/**
+ * A document as pages: one image, every page of a multi-page TIFF, or a PDF (mupdf, compiled to WebAssembly:
+ * no system install). Pages are rendered one at a time, only those asked for; a PDF's text layer is kept
+ * apart (a drafting reference, never the answer). The format comes from the bytes, never the file name.
+ */
+import * as mupdf from 'mupdf';
+import sharp from 'sharp';
+import { decodeImage, type GrayPage, type ImageLimits } from './decode-image.js';
+import { DocumentError } from './errors.js';
+import { parsePageRange } from './page-range.js';
+import { sniffFormat, type SniffedFormat } from './sniff.js';
+
+export interface SourceLimits extends ImageLimits {
+  /** A document with more pages than this is refused unless a page range picks some. */
+  maxPages: number;
+  /** PDF rendering resolution. */
+  pdfDpi: number;
+}
+
+export const DEFAULT_SOURCE_LIMITS: SourceLimits = { maxPixels: 100_000_000, maxPages: 500, pdfDpi: 200 };
+
+export interface DocumentSource {
+  format: SniffedFormat;
+  pageCount: number;
+  /** The pages to read: all, or the requested range. */
+  pages: number[];
+  render(index: number): Promise<GrayPage>;
+  /** The PDF's own text for the page, where it has one. */
+  textLayer(index: number): string | null;
+}
+
+// mupdf reports repairs of damaged files as warnings on the console; a damaged file that still opens is the
+// reader's business, and one that does not becomes a typed error below, so the chatter is dropped.
+mupdf.setLog({ error: () => undefined, warning: () => undefined });
+
+function pickPages(pageCount: number, range: string | undefined, file: string, limits: SourceLimits): number[] {
+  if (pageCount === 0) throw new DocumentError('EMPTY_DOCUMENT', file, 'the document has no pages');
+  if (range !== undefined && range.trim() !== '') {
+    const pages = parsePageRange(range, pageCount, file);
+    if (pages.length > limits.maxPages) {
+      throw new DocumentError('TOO_MANY_PAGES', file, `the range asks for ${pages.length} pages; at most ${limits.maxPages} per request`);
+    }
+    return pages;
+  }
+  if (pageCount > limits.maxPages) {
+    throw new DocumentError('TOO_MANY_PAGES', file, `the document has ${pageCount} pages; at most ${limits.maxPages} per request: send a page range such as "0-${limits.maxPages - 1}"`);
+  }
+  return Array.from({ length: pageCount }, (_, i) => i);
+}
+
+function openPdf(bytes: Uint8Array, file: string, range: string | undefined, limits: SourceLimits): DocumentSource {
+  let doc: mupdf.Document;
+  try {
+    doc = mupdf.Document.openDocument(bytes, 'application/pdf');
+  } catch (e) {
+    throw new DocumentError('CORRUPT_PDF', file, `the PDF cannot be opened (${(e as Error).message})`);
+  }
+  if (doc.needsPassword()) throw new DocumentError('ENCRYPTED_PDF', file, 'the PDF is encrypted with a password; send it decrypted');
+  let pageCount: number;
+  try {
+    pageCount = doc.countPages();
+  } catch (e) {
+    throw new DocumentError('CORRUPT_PDF', file, `the PDF's page tree cannot be read (${(e as Error).message})`);
+  }
+  const pages = pickPages(pageCount, range, file, limits);
+  const texts = new Map<number, string | null>();
+  const load = (i: number): mupdf.Page => {
+    try {
+      return doc.loadPage(i) as mupdf.Page;
+    } catch (e) {
+      throw new DocumentError('CORRUPT_PDF', file, `page ${i} cannot be read (${(e as Error).message})`);
+    }
+  };
+  return {
+    format: 'pdf',
+    pageCount,
+    pages,
+    async render(i: number): Promise<GrayPage> {
+      const page = load(i);
+      const [x0, y0, x1, y1] = page.getBounds();
+      const scale = limits.pdfDpi / 72;
+      const w = Math.ceil((x1 - x0) * scale);
+      const h = Math.ceil((y1 - y0) * scale);
+      if (w * h > limits.maxPixels) {
+        throw new DocumentError('IMAGE_TOO_LARGE', file, `page ${i} would render at ${w}x${h}, over the limit of ${limits.maxPixels} pixels`);
+      }
+      try {
+        const pix = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);
+        const width = pix.getWidth();
+        const height = pix.getHeight();
+        const stride = pix.getStride();
+        const src = pix.getPixels();
+        const data = new Uint8Array(width * height);
+        for (let y = 0; y < height; y++) data.set(src.subarray(y * stride, y * stride + width), y * width);
+        pix.destroy();
+        return { width, height, data };
+      } catch (e) {
+        throw new DocumentError('CORRUPT_PDF', file, `page ${i} cannot be rendered (${(e as Error).message})`);
+      }
+    },
+    textLayer(i: number): string | null {
+      if (!texts.has(i)) {
+        let text: string | null = null;
+        try {
+          text = load(i).toStructuredText('preserve-whitespace').asText().replace(/[ \t]+/g, ' ').trim() || null;
+        } catch {
+          text = null; // no usable text layer: drafting simply has no reference
+        }
+        texts.set(i, text);
+      }
+      return texts.get(i) ?? null;
+    },
+  };
+}
+
+async function openImage(bytes: Uint8Array, file: string, format: SniffedFormat, range: string | undefined, limits: SourceLimits): Promise<DocumentSource> {
+  let pageCount = 1;
+  if (format === 'tiff') {
+    try {
+      pageCount = (await sharp(bytes, { limitInputPixels: false }).metadata()).pages ?? 1;
+    } catch (e) {
+      throw new DocumentError('CORRUPT_IMAGE', file, `the TIFF header cannot be read (${(e as Error).message})`);
+    }
+  }
+  const pages = pickPages(pageCount, range, file, limits);
+  return {
+    format,
+    pageCount,
+    pages,
+    render: (i) => decodeImage(bytes, file, limits, pageCount > 1 ? i : undefined),
+    textLayer: () => null,
+  };
+}
+
+export async function openSource(bytes: Uint8Array, file: string, range?: string, limits: SourceLimits = DEFAULT_SOURCE_LIMITS): Promise<DocumentSource> {
+  if (bytes.length === 0) throw new DocumentError('EMPTY_INPUT', file, 'the file is empty');
+  const format = sniffFormat(bytes);
+  if (format === null) {
+    throw new DocumentError('UNSUPPORTED_FORMAT', file, 'not a supported document (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them');
+  }
+  return format === 'pdf' ? openPdf(bytes, file, range, limits) : openImage(bytes, file, format, range, limits);
+}

@@ -1,0 +1,49 @@
+/** PDFs made for tests: image pages through mupdf, encrypted and empty ones, and a 10,000-page one by hand. */
+import * as mupdf from 'mupdf';
+
+/** A PDF whose pages show these PNG/JPEG images, one per page, with an optional text layer line per page. */
+export function pdfOfImages(images: readonly Uint8Array[], opts: { encrypt?: boolean } = {}): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  for (const bytes of images) {
+    const image = new mupdf.Image(bytes);
+    const w = image.getWidth() * 0.6; // 120 dpi worth of points
+    const h = image.getHeight() * 0.6;
+    const ref = doc.addImage(image);
+    const page = doc.addPage([0, 0, w, h], 0, { XObject: { Im0: ref } }, `q ${w} 0 0 ${h} 0 0 cm /Im0 Do Q`);
+    doc.insertPage(-1, page);
+  }
+  const options = opts.encrypt ? 'encrypt=aes-256,user-password=secret,owner-password=owner' : 'compress';
+  return doc.saveToBuffer(options).asUint8Array().slice();
+}
+
+export function emptyPdf(): Uint8Array {
+  return new mupdf.PDFDocument().saveToBuffer('').asUint8Array().slice();
+}
+
+/** A valid PDF with `n` blank pages, written directly (one shared content stream), so tests can make huge ones cheaply. */
+export function blankPdf(n: number): Uint8Array {
+  const parts: string[] = [];
+  const offsets: number[] = [];
+  let length = 0;
+  const emit = (s: string): void => {
+    parts.push(s);
+    length += Buffer.byteLength(s, 'latin1');
+  };
+  const obj = (num: number, body: string): void => {
+    offsets[num] = length;
+    emit(`${num} 0 obj\n${body}\nendobj\n`);
+  };
+  emit('%PDF-1.4\n');
+  const first = 4;
+  obj(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  const kids = Array.from({ length: n }, (_, i) => `${first + i} 0 R`).join(' ');
+  obj(2, `<< /Type /Pages /Count ${n} /Kids [${kids}] >>`);
+  obj(3, '<< /Length 0 >>\nstream\n\nendstream');
+  for (let i = 0; i < n; i++) obj(first + i, '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 100 100] /Contents 3 0 R >>');
+  const size = first + n;
+  const xref = length;
+  emit(`xref\n0 ${size}\n0000000000 65535 f \n`);
+  for (let i = 1; i < size; i++) emit(`${String(offsets[i]).padStart(10, '0')} 00000 n \n`);
+  emit(`trailer\n<< /Size ${size} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
+  return Buffer.from(parts.join(''), 'latin1');
+}
