@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { cropLine, cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
-import { findLines } from '../src/document/lines.js';
+import { findLines } from '../src/document/layout/lines.js';
 import type { Engine } from '../src/engine/engine.js';
 import type { GrayCrop } from '../src/engine/preprocess.js';
 import { tesseractRead } from '../src/eval/tesseract.js';

@@ -22,12 +22,20 @@ async function specula(...args: string[]): Promise<{ code: number; stdout: strin
 }
 
 describe('specula parse', () => {
-  it('prints one line of text per printed line of the sample page', async () => {
-    const { code, stdout } = await specula('parse', SAMPLE_PAGE);
+  it('--format text prints one line of text per printed line of the sample page', async () => {
+    const { code, stdout } = await specula('parse', '--format', 'text', SAMPLE_PAGE);
     assert.equal(code, 0);
     const truth = readFileSync(SAMPLE_TEXT, 'utf8').trim().split('\n');
-    const got = stdout.replace(/\n$/, '').split('\n');
+    const got = stdout.split('\n').filter((l) => l.trim());
     assert.equal(got.length, truth.length);
+  });
+
+  it('prints markdown by default: a heading, then paragraphs', async () => {
+    const { code, stdout } = await specula('parse', SAMPLE_PAGE);
+    assert.equal(code, 0);
+    const paragraphs = stdout.trim().split(/\n\n/);
+    assert.match(paragraphs[0], /^#{1,3} /);
+    assert.equal(paragraphs.length, 6, 'the title and five paragraphs');
   });
 
   it('--json gives the text, line boxes and the speculation metrics', async () => {
@@ -35,12 +43,14 @@ describe('specula parse', () => {
     assert.equal(code, 0);
     const doc = JSON.parse(stdout) as {
       text: string;
-      pages: { lines: { box: { y: number }; text: string }[] }[];
+      markdown: string;
+      pages: { blocks: { type: string; order: number; lines: { box: { y: number }; text: string; confidence: number }[] }[] }[];
       metrics: Record<string, unknown> & { forwards: number; lines: number; meanAcceptanceLength: number };
     };
-    const lines = doc.pages[0].lines;
+    const lines = doc.pages[0].blocks.flatMap((b) => b.lines);
     assert.equal(lines.length, doc.metrics.lines);
-    assert.equal(doc.text.split('\n').length, lines.length);
+    assert.deepEqual(doc.pages[0].blocks.map((b) => b.order), doc.pages[0].blocks.map((_, i) => i));
+    for (const l of lines) assert.ok(l.confidence >= 0 && l.confidence <= 1);
     for (const key of ['forwards', 'drafts', 'draftTokens', 'acceptedTokens', 'meanAcceptanceLength', 'acceptanceByPosition', 'decodeMs']) {
       assert.ok(key in doc.metrics, `metrics.${key}`);
     }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
-import { findLines } from '../src/document/lines.js';
+import { findLines } from '../src/document/layout/lines.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import type { GrayCrop } from '../src/engine/preprocess.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { decodeImage } from '../src/document/decode-image.js';
 import { DocumentError } from '../src/document/errors.js';
-import { findLines } from '../src/document/lines.js';
+import { findLines } from '../src/document/layout/lines.js';
 import { hugePngHeader, SAMPLE_PAGE, SAMPLE_TEXT } from './helpers/fixtures.js';
 
 const rejects = (bytes: Uint8Array, file: string, code: string) =>

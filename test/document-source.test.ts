@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { DocumentError } from '../src/document/errors.js';
-import { findLines } from '../src/document/lines.js';
+import { findLines } from '../src/document/layout/lines.js';
 import { parsePageRange } from '../src/document/page-range.js';
 import { openSource } from '../src/document/source.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
-import { findLines } from '../src/document/lines.js';
+import { findLines } from '../src/document/layout/lines.js';
 import { DEFAULT_BUNDLE, loadBundle, closeBundle } from '../src/engine/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';

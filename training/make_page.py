@@ -1,11 +1,16 @@
-"""Render a clean one-column page (a heading and wrapped paragraphs) with its ground-truth text.
+"""Render synthetic pages with their ground truth: text lines and typed blocks (for the README's sample page and
+for layout tests).
 
-  /usr/bin/python3 training/make_page.py --out examples/sample-page.png --seed 7
+  /usr/bin/python3 training/make_page.py --out examples/sample-page.png --seed 3 --face "Liberation Serif"
+  /usr/bin/python3 training/make_page.py --layout article --out test/fixtures/article.png --seed 11
+  /usr/bin/python3 training/make_page.py --layout two-column --out test/fixtures/two-column.png --seed 12
+  /usr/bin/python3 training/make_page.py --layout table --out test/fixtures/table.png --seed 13
 
-Writes OUT and OUT with .txt (one line of text per printed line). The text comes from the synthetic
-sources in textgen.py; nothing here reads ../shared/eval.
+Writes OUT, OUT with .txt (the printed lines, in reading order) and, for layouts other than `plain`, OUT with
+.json (blocks: type, box [x, y, w, h], lines). The text comes from textgen.py; nothing here reads ../shared/eval.
 """
 import argparse
+import json
 import os
 import random
 import sys
@@ -19,59 +24,174 @@ from textgen import TextSource  # noqa: E402
 FACES = ["Liberation Serif", "TeX Gyre Termes", "Latin Modern Roman", "DejaVu Sans", "Nimbus Sans", "Carlito"]
 
 
-def wrap(text: str, font, width: int) -> list[str]:
+def wrap(text: str, font, width: int, hyphenate: bool = False) -> list[str]:
     lines, cur = [], ""
     for word in text.split():
         trial = f"{cur} {word}".strip()
         if font.getlength(trial) <= width or not cur:
             cur = trial
-        else:
-            lines.append(cur)
-            cur = word
+            continue
+        if hyphenate and len(word) >= 7 and word.isalpha():
+            # Break the word where its first part still fits, as a typesetter would.
+            for cut in range(len(word) - 3, 2, -1):
+                head = f"{cur} {word[:cut]}-"
+                if font.getlength(head) <= width:
+                    lines.append(head)
+                    cur = word[cut:]
+                    break
+            else:
+                lines.append(cur)
+                cur = word
+            continue
+        lines.append(cur)
+        cur = word
     if cur:
         lines.append(cur)
     return lines
 
 
+class Page:
+    def __init__(self, width, height, bank, face, size):
+        self.img = Image.new("L", (width, height), 255)
+        self.draw = ImageDraw.Draw(self.img)
+        regular = [p for p, _h, bold, italic in bank.families[face] if not bold and not italic][0]
+        bold = ([p for p, _h, b, i in bank.families[face] if b and not i] or [regular])[0]
+        self.body = ImageFont.truetype(regular, size)
+        self.small = ImageFont.truetype(regular, int(size * 0.8))
+        self.head = ImageFont.truetype(bold, int(size * 1.5))
+        self.sub = ImageFont.truetype(bold, int(size * 1.2))
+        self.size = size
+        self.blocks = []
+
+    def text(self, x, y, s, font):
+        self.draw.text((x, y), s, font=font, fill=0)
+        l, t, r, b = self.draw.textbbox((x, y), s, font=font)
+        return [l, t, r - l, b - t]
+
+    def block(self, kind, x, y, lines, font, leading):
+        boxes = []
+        for i, s in enumerate(lines):
+            boxes.append(self.text(x, y + i * leading, s, font))
+        x0 = min(b[0] for b in boxes)
+        y0 = min(b[1] for b in boxes)
+        x1 = max(b[0] + b[2] for b in boxes)
+        y1 = max(b[1] + b[3] for b in boxes)
+        self.blocks.append({"type": kind, "box": [x0, y0, x1 - x0, y1 - y0], "lines": lines, "line_boxes": boxes})
+        return y + len(lines) * leading
+
+    def save(self, out, with_json=True):
+        self.img.save(out, optimize=True)
+        base = os.path.splitext(out)[0]
+        with open(base + ".txt", "w") as f:
+            f.write("\n".join(line for b in self.blocks for line in b["lines"]) + "\n")
+        if with_json:
+            with open(base + ".json", "w") as f:
+                json.dump({"width": self.img.width, "height": self.img.height, "blocks": self.blocks}, f, indent=1)
+
+
+def prose(src, rng, n):
+    return " ".join(src._prose_span(n) for _ in range(2))
+
+
+def plain(args, src, bank, rng, face):
+    p = Page(args.width, args.height, bank, face, args.size)
+    margin = int(args.width * 0.1)
+    y = p.block("heading", margin, margin, [src.line(40).title()], p.head, int(args.size * 2.7))
+    lead = int(args.size * 1.45)
+    while y + lead * 3 < args.height - margin:
+        lines = wrap(prose(src, rng, 400), p.body, args.width - 2 * margin)[: rng.randint(3, 6)]
+        lines = [s for i, s in enumerate(lines) if y + (i + 1) * lead <= args.height - margin]
+        if not lines:
+            break
+        y = p.block("paragraph", margin, y, lines, p.body, lead) + lead // 2
+    return p
+
+
+def article(args, src, bank, rng, face):
+    """Running header, title, section heading, hyphenated paragraphs, a list, page number."""
+    p = Page(args.width, args.height, bank, face, args.size)
+    margin = int(args.width * 0.1)
+    lead = int(args.size * 1.45)
+    p.block("page_header", margin, int(margin * 0.4), [f"Journal of Synthetic Documents, vol. {rng.randint(2, 40)}"], p.small, lead)
+    y = p.block("heading", margin, margin, [src.line(36).title()], p.head, int(args.size * 2.4)) + lead // 2
+    width = args.width - 2 * margin
+    y = p.block("paragraph", margin, y, wrap(prose(src, rng, 300), p.body, width, hyphenate=True)[:5], p.body, lead) + lead // 2
+    y = p.block("heading", margin, y, [f"{rng.randint(1, 9)}. {src.line(24).title()}"], p.sub, int(args.size * 2.0))
+    for _ in range(3):
+        y = p.block("list_item", margin, y, [f"• {src.line(60)}"], p.body, lead)
+    y += lead // 2
+    lines = wrap(prose(src, rng, 300), p.body, width, hyphenate=True)
+    room = (args.height - margin - y) // lead
+    y = p.block("paragraph", margin, y, lines[: max(1, min(len(lines), room))], p.body, lead)
+    p.block("page_number", args.width // 2 - args.size, args.height - int(margin * 0.6), [str(rng.randint(2, 300))], p.body, lead)
+    return p
+
+
+def two_column(args, src, bank, rng, face):
+    p = Page(args.width, args.height, bank, face, args.size)
+    margin = int(args.width * 0.08)
+    gutter = int(args.width * 0.05)
+    lead = int(args.size * 1.4)
+    y0 = p.block("heading", margin, margin, [src.line(40).title()], p.head, int(args.size * 2.4)) + lead // 2
+    col_w = (args.width - 2 * margin - gutter) // 2
+    for c in range(2):
+        x = margin + c * (col_w + gutter)
+        y = y0
+        while y + lead * 3 < args.height - margin:
+            lines = wrap(prose(src, rng, 300), p.body, col_w)[: rng.randint(3, 5)]
+            lines = [s for i, s in enumerate(lines) if y + (i + 1) * lead <= args.height - margin]
+            if not lines:
+                break
+            y = p.block("paragraph", x, y, lines, p.body, lead) + lead // 2
+    return p
+
+
+def table(args, src, bank, rng, face):
+    p = Page(args.width, args.height, bank, face, args.size)
+    margin = int(args.width * 0.1)
+    lead = int(args.size * 1.6)
+    y = p.block("paragraph", margin, margin, wrap(prose(src, rng, 200), p.body, args.width - 2 * margin)[:2], p.body, int(args.size * 1.45)) + lead
+    cols = 4
+    header = ["Item", "Quantity", "Price", "Date"]
+    rows = [header] + [[src._word().title()[:12], str(rng.randint(1, 999)), src._price(), src._date()] for _ in range(6)]
+    col_x = [margin + i * (args.width - 2 * margin) // cols for i in range(cols)]
+    top = y
+    cells, cell_boxes = [], []
+    for r, row in enumerate(rows):
+        font = p.sub if r == 0 else p.body
+        cell_boxes.append([p.text(col_x[c], y, cell, font) for c, cell in enumerate(row)])
+        cells.append(row)
+        y += lead
+    if args.ruled:
+        p.draw.line([(margin - 10, top - 8), (args.width - margin, top - 8)], fill=0, width=2)
+        p.draw.line([(margin - 10, top + lead - 6), (args.width - margin, top + lead - 6)], fill=0, width=1)
+        p.draw.line([(margin - 10, y - 4), (args.width - margin, y - 4)], fill=0, width=2)
+    p.blocks.append({"type": "table", "box": [margin, top, args.width - 2 * margin, y - top], "lines": ["\t".join(r) for r in rows], "cells": cells, "cell_boxes": cell_boxes})
+    y += lead
+    p.block("paragraph", margin, y, wrap(prose(src, rng, 200), p.body, args.width - 2 * margin)[:2], p.body, int(args.size * 1.45))
+    return p
+
+
+LAYOUTS = {"plain": plain, "article": article, "two-column": two_column, "table": table}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
+    ap.add_argument("--layout", default="plain", choices=sorted(LAYOUTS))
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--width", type=int, default=1240)
     ap.add_argument("--height", type=int, default=1000)
     ap.add_argument("--size", type=int, default=24)
     ap.add_argument("--face", default=None)
+    ap.add_argument("--ruled", action="store_true", help="rules above, below and under the header of a table")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     src, bank = TextSource(args.seed), FontBank()
     face = args.face or rng.choice([f for f in FACES if f in bank.families])
-    regular = [p for p, _h, bold, italic in bank.families[face] if not bold and not italic][0]
-    bold = ([p for p, _h, b, i in bank.families[face] if b and not i] or [regular])[0]
-    body = ImageFont.truetype(regular, args.size)
-    head = ImageFont.truetype(bold, int(args.size * 1.5))
-    margin = int(args.width * 0.1)
-    img = Image.new("L", (args.width, args.height), 255)
-    draw = ImageDraw.Draw(img)
-    y = margin
-    printed = []
-    title = src.line(40).title()
-    draw.text((margin, y), title, font=head, fill=0)
-    printed.append(title)
-    y += int(args.size * 1.5 * 1.8)
-    line_h = int(args.size * 1.45)
-    while y + line_h * 3 < args.height - margin:
-        para = " ".join(src._prose_span(400) for _ in range(2))
-        for line in wrap(para, body, args.width - 2 * margin)[: rng.randint(3, 6)]:
-            if y + line_h > args.height - margin:
-                break
-            draw.text((margin, y), line, font=body, fill=0)
-            printed.append(line)
-            y += line_h
-        y += line_h // 2
-    img.save(args.out, optimize=True)
-    with open(os.path.splitext(args.out)[0] + ".txt", "w") as f:
-        f.write("\n".join(printed) + "\n")
-    print(f"{args.out}: {face}, {len(printed)} lines")
+    page = LAYOUTS[args.layout](args, src, bank, rng, face)
+    page.save(args.out, with_json=args.layout != "plain")
+    print(f"{args.out}: {args.layout}, {face}, {len(page.blocks)} blocks")
 
 
 if __name__ == "__main__":

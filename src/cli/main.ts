@@ -4,7 +4,8 @@ import { evalCommand } from './eval.js';
 import { parseCommand } from './parse.js';
 
 const USAGE = `usage:
-  specula parse FILE... [--json] [--pages 0,2-4] [--model DIR] [--device cpu|cuda]
+  specula parse FILE... [--format markdown|json|text] [--json] [--pages 0,2-4] [--drop-headers]
+                [--model DIR] [--device cpu|cuda]
                 [--drafter none|ctc|ngram|reference] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
                 [--top-k K --min-ratio R (relaxed)] [--reference TEXTFILE]
   specula eval [--eval-dir DIR] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]

@@ -15,6 +15,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
       model: { type: 'string' },
       device: { type: 'string', default: 'cpu' },
       json: { type: 'boolean', default: false },
+      format: { type: 'string', default: 'markdown' },
+      'drop-headers': { type: 'boolean', default: false },
       pages: { type: 'string' },
       drafter: { type: 'string', default: 'none' },
       verifier: { type: 'string', default: 'greedy' },
@@ -25,6 +27,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
     },
   });
   if (!positionals.length) throw new Error('give at least one FILE to parse');
+  const format = values.json ? 'json' : values.format;
+  if (!['markdown', 'json', 'text'].includes(format)) throw new Error(`--format must be markdown, json or text, got "${values.format}"`);
   const device = values.device as Device;
   if (device !== 'cpu' && device !== 'cuda') throw new Error(`--device must be cpu or cuda, got "${values.device}"`);
   const dl = values['draft-length'];
@@ -54,8 +58,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
     for (const file of positionals) {
       bar?.update({ file });
       try {
-        const page = await readDocument(engine, await readFile(file), file, { decoding, pages: values.pages });
-        if (values.json) {
+        const page = await readDocument(engine, await readFile(file), file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'] });
+        if (format === 'json') {
           const m = page.metrics;
           const metrics = {
             forwards: m.forwards,
@@ -70,10 +74,10 @@ export async function parseCommand(argv: string[]): Promise<number> {
             committedTokens: m.committedTokens,
             sequenceForwards: m.sequenceForwards,
           };
-          console.log(JSON.stringify({ file, text: page.text, metrics, pageCount: page.pageCount, pages: page.pages }));
+          console.log(JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, metrics, pages: page.pages }));
         } else {
           if (positionals.length > 1) console.log(`==> ${file} <==`);
-          console.log(page.text);
+          console.log(format === 'text' ? page.text : page.markdown);
         }
       } catch (e) {
         const err = e as Error & { code?: string };

@@ -1,7 +1,7 @@
 /** Line boxes on a page -> grey crops scaled to the model's line height (sharp does the resampling). */
 import sharp from 'sharp';
 import type { GrayPage } from './decode-image.js';
-import type { Box } from './lines.js';
+import type { Box } from './layout/lines.js';
 
 export interface LineCropSpec {
   height: number;

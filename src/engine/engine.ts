@@ -14,6 +14,8 @@ import { Scheduler } from './scheduler.js';
 export interface LineReading {
   text: string;
   ids: number[];
+  /** Mean probability of the committed tokens. */
+  confidence: number;
   /** The CTC head's own reading: a draft, never the answer. */
   ctcText: string;
 }
@@ -102,7 +104,7 @@ export class Engine {
         onTokens: opts.onTokens ? (ids, fromDraft) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft) : undefined,
       });
       visionGroups.set(out.visionGroup, out.visionMs);
-      const reading = { text: tokenizer.decode(out.ids), ids: out.ids, ctcText: tokenizer.decode(out.ctc) };
+      const reading = { text: tokenizer.decode(out.ids), ids: out.ids, confidence: out.confidence, ctcText: tokenizer.decode(out.ctc) };
       lines[i] = reading;
       opts.onLine?.(i, reading);
     }));

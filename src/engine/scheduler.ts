@@ -33,6 +33,8 @@ export interface LineTask {
 export interface LineOutput {
   ids: number[];
   ctc: number[];
+  /** Mean probability the model gave each committed token (a line's confidence). */
+  confidence: number;
   /** The vision pass this line was admitted with (several lines share one), and what it took. */
   visionGroup: number;
   visionMs: number;
@@ -46,6 +48,7 @@ interface Pending {
 
 class Sequence implements SequenceView {
   tokens: number[] = [];
+  probSum = 0;
   budget = 0;
   done = false;
   readonly policy: DraftLengthPolicy;
@@ -239,7 +242,7 @@ export class Scheduler {
       return;
     }
     s.context.addLine(s.tokens, this.bundle.config.specialIds.eos);
-    s.p.resolve({ ids: s.tokens, ctc: s.ctc, visionGroup: s.visionGroup, visionMs: s.visionMs });
+    s.p.resolve({ ids: s.tokens, ctc: s.ctc, confidence: s.tokens.length ? s.probSum / s.tokens.length : 0, visionGroup: s.visionGroup, visionMs: s.visionMs });
   }
 
   private async step(): Promise<void> {
@@ -305,6 +308,8 @@ export class Scheduler {
           finished = true;
           break;
         }
+        // Token i was decided at the fed token (i = 0) or right after accepted draft token i - 1.
+        s.probSum += probability(view.at(i === 0 ? 0 : verdict.accepted[i - 1] + 1), committed[i]);
         fresh.push(committed[i]);
         fromDraft.push(i < verdict.accepted.length);
         if (s.tokens.length + fresh.length >= s.limit) {
@@ -326,6 +331,14 @@ export class Scheduler {
     for (const m of touched) m.forward(ms);
     this.compact(this.queue.length > 0);
   }
+}
+
+function probability(logits: Float32Array, token: number): number {
+  let max = -Infinity;
+  for (const x of logits) if (x > max) max = x;
+  let sum = 0;
+  for (const x of logits) sum += Math.exp(x - max);
+  return Math.exp(logits[token] - max) / sum;
 }
 
 /** Keep a drafter's proposal within its budget (tree: depth) and well formed. */

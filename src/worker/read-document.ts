@@ -1,46 +1,40 @@
 /**
- * A whole document: open it (image, multi-page TIFF or PDF), render the requested pages one at a time, find
- * and crop their lines, and hand every page's lines to the engine without waiting for the previous page, so
- * lines of different pages share decoder batches. A PDF's text layer becomes the reference drafter's text when
- * the request drafts from a reference and sent none; it is never used as the answer.
+ * A whole document: open it (image, multi-page TIFF or PDF), render the requested pages one at a time, analyse
+ * each page's layout, crop its text lines, and hand every page's lines to the engine without waiting for the
+ * previous page, so lines of different pages share decoder batches; then assemble blocks and markdown. A PDF's
+ * text layer becomes the reference drafter's text when the request drafts from a reference and sent none; it
+ * is never used as the answer.
  */
+import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
 import { cropLines } from '../document/crop-lines.js';
-import { findLines } from '../document/lines.js';
+import { analyzeLayout } from '../document/layout/analyze.js';
 import { DEFAULT_SOURCE_LIMITS, openSource, type SourceLimits } from '../document/source.js';
 import { DocumentContext } from '../engine/document-context.js';
 import type { Engine, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
-import type { Box } from '../document/lines.js';
-
-export interface PageLine {
-  box: Box;
-  text: string;
-}
-
-export interface DocumentPage {
-  index: number;
-  width: number;
-  height: number;
-  lines: PageLine[];
-  text: string;
-}
 
 export interface DocumentReading {
   format: string;
   pageCount: number;
-  pages: DocumentPage[];
+  pages: PageOut[];
+  markdown: string;
+  /** Plain text: every line, blocks separated by blank lines. */
   text: string;
   metrics: ReadMetrics;
 }
 
-export interface ReadDocumentOptions {
+export interface ReadDocumentOptions extends AssembleOptions {
   pages?: string;
   decoding?: DecodingOptionsInput;
   limits?: SourceLimits;
   signal?: AbortSignal;
-  onPage?: (page: DocumentPage) => void;
+  onPage?: (page: PageOut) => void;
+}
+
+export function plainText(pages: readonly PageOut[]): string {
+  return pages.map((p) => p.blocks.filter((b) => b.lines.length).map((b) => b.lines.map((l) => l.text).join('\n')).join('\n\n')).join('\n\n');
 }
 
 export async function readDocument(engine: Engine, bytes: Uint8Array, file: string, opts: ReadDocumentOptions = {}): Promise<DocumentReading> {
@@ -60,18 +54,23 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
   const onAbort = (): void => stop.abort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) stop.abort();
-  const pending: Promise<DocumentPage>[] = [];
+  const pending: Promise<PageOut>[] = [];
   try {
     for (const index of source.pages) {
       if (stop.signal.aborted) break;
       const page = await source.render(index);
-      const boxes = findLines(page);
+      const layout = analyzeLayout(page);
+      const boxes = layout.blocks.flatMap((b) => b.lines.map((l) => l.box));
       const crops = await cropLines(page, boxes, engine.imageSpec);
       lineCount += crops.length;
       const reading = engine.readLines(crops, { decoding, context, metrics, signal: stop.signal }).then((r) => {
         visionMs += r.metrics.visionMs;
-        const lines = boxes.map((box, i) => ({ box, text: r.lines[i].text }));
-        const done = { index, width: page.width, height: page.height, lines, text: lines.map((l) => l.text).join('\n') };
+        let k = 0;
+        const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {
+          const line = r.lines[k++];
+          return { box: l.box, text: line.text, confidence: line.confidence };
+        }));
+        const done = assemblePage(index, layout, texts, opts);
         opts.onPage?.(done);
         return done;
       });
@@ -91,7 +90,8 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
     format: source.format,
     pageCount: source.pageCount,
     pages,
-    text: pages.map((p) => p.text).join('\n\n'),
+    markdown: pages.map((p) => p.markdown).filter(Boolean).join('\n\n'),
+    text: plainText(pages),
     metrics: { lines: lineCount, visionMs, ...metrics.snapshot() },
   };
 }

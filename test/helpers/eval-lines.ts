@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cropLine, cropLines } from '../../src/document/crop-lines.js';
 import { decodeImage } from '../../src/document/decode-image.js';
-import { findLines } from '../../src/document/lines.js';
+import { findLines } from '../../src/document/layout/lines.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { GrayCrop } from '../../src/engine/preprocess.js';
 import { loadLineSet } from '../../src/eval/line-sets.js';

@@ -1,0 +1,151 @@
+/**
+ * Layout + the text of every line -> the page as typed blocks (JSON) and as markdown. Paragraph lines are
+ * reflowed, with hyphenated line ends joined; lines that start with a bullet or a number become list items;
+ * a header or footer that is only a number becomes the page number; tables become markdown tables; figures
+ * stay blocks with their box (markdown `<!-- image -->`, as docling writes it).
+ */
+import type { Box } from './layout/ink.js';
+import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
+
+export interface LineOut {
+  box: Box;
+  text: string;
+  confidence?: number;
+}
+
+export interface BlockOut {
+  type: BlockType;
+  box: Box;
+  /** Position in reading order on the page. */
+  order: number;
+  level?: number;
+  markdown: string;
+  /** Mean confidence of the block's lines, where the engine gave one. */
+  confidence: number | null;
+  lines: LineOut[];
+  /** Tables: cell text, row by row. */
+  cells?: string[][];
+}
+
+export interface PageOut {
+  index: number;
+  width: number;
+  height: number;
+  blocks: BlockOut[];
+  markdown: string;
+}
+
+export interface AssembleOptions {
+  /** Leave page headers, footers and page numbers out of the markdown (they stay in the block tree, flagged). */
+  dropHeadersFooters?: boolean;
+}
+
+const LIST_MARK = /^\s*(?:[•·▪◦●‣∙*–-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+/;
+const PAGE_NUMBER = /^\s*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?\s*$/i;
+
+/** Join a block's lines into running text: a hyphen at a line end before a lower-case letter is a break. */
+export function reflow(lines: readonly string[]): string {
+  let out = '';
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (!out) {
+      out = line;
+    } else if (/[\p{L}]-$/u.test(out) && /^\p{Ll}/u.test(line)) {
+      out = out.slice(0, -1) + line;
+    } else {
+      out += ' ' + line;
+    }
+  }
+  return out;
+}
+
+const escapeCell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
+
+export function tableMarkdown(cells: readonly (readonly string[])[]): string {
+  if (!cells.length) return '';
+  const cols = Math.max(...cells.map((r) => r.length));
+  const row = (r: readonly string[]): string => `| ${Array.from({ length: cols }, (_, i) => escapeCell(r[i] ?? '')).join(' | ')} |`;
+  return [row(cells[0]), `| ${Array.from({ length: cols }, () => '---').join(' | ')} |`, ...cells.slice(1).map(row)].join('\n');
+}
+
+/** Split a text block into list items where its lines start with list markers; null if it is not a list. */
+function listItems(lines: readonly LineOut[]): LineOut[][] | null {
+  if (!lines.length || !LIST_MARK.test(lines[0].text)) return null;
+  const items: LineOut[][] = [];
+  for (const l of lines) {
+    if (LIST_MARK.test(l.text) || !items.length) items.push([l]);
+    else items[items.length - 1].push(l);
+  }
+  // One marker-looking line in a long paragraph ("1. The ...") is not a list.
+  return items.length >= Math.ceil(lines.length / 3) ? items : null;
+}
+
+function union(boxes: readonly Box[]): Box {
+  const x0 = Math.min(...boxes.map((b) => b.x));
+  const y0 = Math.min(...boxes.map((b) => b.y));
+  const x1 = Math.max(...boxes.map((b) => b.x + b.width));
+  const y1 = Math.max(...boxes.map((b) => b.y + b.height));
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+function meanConfidence(lines: readonly LineOut[]): number | null {
+  const c = lines.map((l) => l.confidence).filter((x): x is number => x !== undefined);
+  return c.length ? c.reduce((a, b) => a + b, 0) / c.length : null;
+}
+
+/**
+ * `texts` holds, for each layout block, the text of each of its lines (tables: in `block.lines` order, which
+ * is the cells' row-major order).
+ */
+export function assemblePage(index: number, layout: PageLayout, texts: readonly (readonly LineOut[])[], opts: AssembleOptions = {}): PageOut {
+  const blocks: BlockOut[] = [];
+  const push = (b: Omit<BlockOut, 'order'>): void => {
+    blocks.push({ ...b, order: blocks.length });
+  };
+  layout.blocks.forEach((lb: LayoutBlock, i) => {
+    const lines = [...(texts[i] ?? [])];
+    if (lb.type === 'figure') {
+      push({ type: 'figure', box: lb.box, markdown: '<!-- image -->', confidence: null, lines: [] });
+      return;
+    }
+    if (lb.type === 'table' && lb.table) {
+      let k = 0;
+      const cells = lb.table.cells.map((row) => row.map((cell) => reflow(cell.map(() => lines[k++]?.text ?? ''))));
+      push({ type: 'table', box: lb.box, markdown: tableMarkdown(cells), confidence: meanConfidence(lines), lines, cells });
+      return;
+    }
+    const text = reflow(lines.map((l) => l.text));
+    if (!text) return;
+    if (lb.type === 'page_header' || lb.type === 'page_footer') {
+      const type: BlockType = PAGE_NUMBER.test(text) ? 'page_number' : lb.type;
+      push({ type, box: lb.box, markdown: text, confidence: meanConfidence(lines), lines });
+      return;
+    }
+    if (lb.type === 'heading') {
+      const level = lb.level ?? 2;
+      push({ type: 'heading', level, box: lb.box, markdown: `${'#'.repeat(level)} ${text}`, confidence: meanConfidence(lines), lines });
+      return;
+    }
+    const items = listItems(lines);
+    if (items) {
+      for (const item of items) {
+        const body = reflow(item.map((l) => l.text)).replace(LIST_MARK, '');
+        const numbered = /^\s*\(?\d{1,3}[.)]/.exec(item[0].text);
+        push({
+          type: 'list_item',
+          box: union(item.map((l) => l.box)),
+          markdown: numbered ? `${numbered[0].trim().replace(/[()]/g, '').replace(/\)$/, '.')} ${body}` : `- ${body}`,
+          confidence: meanConfidence(item),
+          lines: item,
+        });
+      }
+      return;
+    }
+    push({ type: 'paragraph', box: lb.box, markdown: text, confidence: meanConfidence(lines), lines });
+  });
+  const shown = blocks.filter((b) => !(opts.dropHeadersFooters && (b.type === 'page_header' || b.type === 'page_footer' || b.type === 'page_number')));
+  // List items of one list sit on consecutive lines; every other block is its own paragraph.
+  const markdown = shown.map((b, i) => (i === 0 ? '' : b.type === 'list_item' && shown[i - 1].type === 'list_item' ? '\n' : '\n\n') + b.markdown).join('');
+  return { index, width: layout.width, height: layout.height, blocks, markdown };
+}

@@ -1,0 +1,261 @@
+/**
+ * Page layout from whitespace: rules are taken out, then a recursive XY-cut splits the page at column gutters
+ * (full-height vertical gaps, taken first so that two columns are read one after the other) and at paragraph
+ * gaps (horizontal gaps wider than a line gap). A vertical split whose parts share their rows is a table, not
+ * columns. Leaves become blocks in reading order, typed by position, size and ink: heading, paragraph, table,
+ * figure, page header and footer. List items and page numbers are told apart once the text is known
+ * (document/assemble.ts).
+ */
+import type { GrayPage } from '../decode-image.js';
+import { binarize, type Box, type InkMap, removeRules, type Rule } from './ink.js';
+import { lineBands, padLine } from './lines.js';
+
+export type BlockType = 'heading' | 'paragraph' | 'list_item' | 'table' | 'figure' | 'page_header' | 'page_footer' | 'page_number';
+
+export interface LayoutLine {
+  /** The crop box the model reads (the band plus padding). */
+  box: Box;
+  /** The ink band itself. */
+  band: Box;
+}
+
+export interface LayoutTable {
+  rows: number;
+  cols: number;
+  /** cells[r][c]: the lines of that cell, top to bottom (often one). */
+  cells: LayoutLine[][][];
+}
+
+export interface LayoutBlock {
+  type: BlockType;
+  box: Box;
+  lines: LayoutLine[];
+  /** Heading level, 1 for the largest type. */
+  level?: number;
+  table?: LayoutTable;
+}
+
+export interface PageLayout {
+  width: number;
+  height: number;
+  /** Median height of a text line on this page (pixels): the unit every gap is measured in. */
+  lineHeight: number;
+  blocks: LayoutBlock[];
+  rules: Rule[];
+}
+
+type Leaf = { kind: 'block'; box: Box } | { kind: 'table'; box: Box; parts: Box[] };
+
+function trim(ink: InkMap, r: Box): Box | null {
+  let x0 = r.x + r.width;
+  let x1 = -1;
+  let y0 = r.y + r.height;
+  let y1 = -1;
+  for (let y = r.y; y < r.y + r.height; y++) {
+    const base = y * ink.width;
+    for (let x = r.x; x < r.x + r.width; x++) {
+      if (ink.data[base + x]) {
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        if (y > y1) y1 = y;
+      }
+    }
+  }
+  return x1 < 0 ? null : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+}
+
+/** Runs of empty positions in a profile (inside it, not at its ends) at least `min` long: [start, end). */
+function gaps(profile: Int32Array, min: number): [number, number][] {
+  const out: [number, number][] = [];
+  let start = -1;
+  for (let i = 0; i <= profile.length; i++) {
+    const empty = i < profile.length && profile[i] === 0;
+    if (empty && start < 0) start = i;
+    if (!empty && start >= 0) {
+      if (start > 0 && i < profile.length && i - start >= min) out.push([start, i]);
+      start = -1;
+    }
+  }
+  return out;
+}
+
+function columnProfile(ink: InkMap, r: Box): Int32Array {
+  const p = new Int32Array(r.width);
+  for (let y = r.y; y < r.y + r.height; y++) {
+    const base = y * ink.width + r.x;
+    for (let x = 0; x < r.width; x++) p[x] += ink.data[base + x];
+  }
+  return p;
+}
+
+function rowProfileOf(ink: InkMap, r: Box): Int32Array {
+  const p = new Int32Array(r.height);
+  for (let y = 0; y < r.height; y++) {
+    const base = (r.y + y) * ink.width + r.x;
+    let n = 0;
+    for (let x = 0; x < r.width; x++) n += ink.data[base + x];
+    p[y] = n;
+  }
+  return p;
+}
+
+/** Do these side-by-side parts share their rows, as table columns do (and text columns, mostly, do not)? */
+function looksLikeTable(ink: InkMap, parts: Box[], page: { width: number }, lh: number): boolean {
+  const bands = parts.map((p) => lineBands(ink, p));
+  const narrow = parts.every((p) => p.width < 0.38 * page.width);
+  if (parts.length < 3 && !narrow) return false; // two wide parts: text columns
+  const centers = bands.flat().map((b) => b.y + b.height / 2).sort((a, b) => a - b);
+  const rows: number[] = [];
+  for (const c of centers) if (!rows.length || c - rows[rows.length - 1] > 0.6 * lh) rows.push(c);
+  if (rows.length < 2) return false;
+  // Most parts have a line on most rows.
+  let filled = 0;
+  for (const pb of bands) for (const row of rows) if (pb.some((b) => Math.abs(b.y + b.height / 2 - row) <= 0.6 * lh)) filled++;
+  return filled >= 0.7 * rows.length * parts.length;
+}
+
+function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; height: number }, depth = 0): Leaf[] {
+  const r = trim(ink, region);
+  if (!r) return [];
+  if (depth > 40) return [{ kind: 'block', box: r }];
+  // Column gutters first: a gap that runs the full height of the region.
+  const vgaps = gaps(columnProfile(ink, r), Math.max(6, Math.round(1.0 * lh)));
+  if (vgaps.length) {
+    const parts: Box[] = [];
+    let x = r.x;
+    for (const [a, b] of vgaps) {
+      parts.push({ x, y: r.y, width: r.x + a - x, height: r.height });
+      x = r.x + b;
+    }
+    parts.push({ x, y: r.y, width: r.x + r.width - x, height: r.height });
+    if (looksLikeTable(ink, parts, page, lh)) return [{ kind: 'table', box: r, parts }];
+    return parts.flatMap((p) => xyCut(ink, p, lh, page, depth + 1));
+  }
+  // Then paragraph gaps: wider than the gap between two lines of one paragraph.
+  const hgaps = gaps(rowProfileOf(ink, r), Math.max(4, Math.round(0.75 * lh)));
+  if (!hgaps.length) return [{ kind: 'block', box: r }];
+  const bands: Box[] = [];
+  let y = r.y;
+  for (const [a, b] of hgaps) {
+    bands.push({ x: r.x, y, width: r.width, height: r.y + a - y });
+    y = r.y + b;
+  }
+  bands.push({ x: r.x, y, width: r.width, height: r.y + r.height - y });
+  // Bands that share column gutters are one region cut by row gaps (a spaced-out table, or two columns
+  // whose paragraph gaps line up): put them back together so the gutter is found at full height.
+  const merged: Box[] = [];
+  let prevGutters: [number, number][] | null = null;
+  for (const band of bands) {
+    const t = trim(ink, band);
+    const g = t ? gaps(columnProfile(ink, t), Math.max(6, Math.round(1.0 * lh))).map(([a, b]): [number, number] => [t.x + a, t.x + b]) : [];
+    const last = merged[merged.length - 1];
+    if (last && prevGutters && prevGutters.length && g.length && sameGutters(prevGutters, g)) {
+      merged[merged.length - 1] = { x: r.x, y: last.y, width: r.width, height: band.y + band.height - last.y };
+      prevGutters = prevGutters.filter(([a, b]) => g.some(([c, d]) => c < b && a < d));
+    } else {
+      merged.push(band);
+      prevGutters = g;
+    }
+  }
+  if (merged.length === 1) {
+    // Every band shares the gutters, yet no gutter runs the full height (a line bridges it): cut at rows.
+    return bands.flatMap((b) => xyCut(ink, b, lh, page, depth + 1));
+  }
+  return merged.flatMap((b) => xyCut(ink, b, lh, page, depth + 1));
+}
+
+/** Do two bands' gutter lists line up (each gutter of the shorter list overlaps one of the other)? */
+function sameGutters(a: [number, number][], b: [number, number][]): boolean {
+  const [few, many] = a.length <= b.length ? [a, b] : [b, a];
+  if (many.length - few.length > 1) return false;
+  return few.every(([x0, x1]) => many.some(([y0, y1]) => y0 < x1 && x0 < y1));
+}
+
+function inkDensity(ink: InkMap, b: Box): number {
+  let n = 0;
+  for (let y = b.y; y < b.y + b.height; y++) {
+    const base = y * ink.width;
+    for (let x = b.x; x < b.x + b.width; x++) n += ink.data[base + x];
+  }
+  return n / Math.max(1, b.width * b.height);
+}
+
+function weightedMedian(pairs: [number, number][]): number {
+  const s = [...pairs].sort((a, b) => a[0] - b[0]);
+  const total = s.reduce((t, [, w]) => t + w, 0);
+  let acc = 0;
+  for (const [v, w] of s) {
+    acc += w;
+    if (acc >= total / 2) return v;
+  }
+  return 0;
+}
+
+const median = (xs: number[]): number => {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+function tableOf(ink: InkMap, parts: Box[], lh: number, page: GrayPage): LayoutTable {
+  const bands = parts.map((p) => lineBands(ink, p));
+  const centers = bands.flat().map((b) => b.y + b.height / 2).sort((a, b) => a - b);
+  const rows: number[] = [];
+  for (const c of centers) if (!rows.length || c - rows[rows.length - 1] > 0.6 * lh) rows.push(c);
+  const cells: LayoutLine[][][] = rows.map(() => parts.map(() => []));
+  bands.forEach((pb, c) => {
+    for (const b of pb) {
+      const mid = b.y + b.height / 2;
+      let r = 0;
+      for (let i = 1; i < rows.length; i++) if (Math.abs(rows[i] - mid) < Math.abs(rows[r] - mid)) r = i;
+      cells[r][c].push({ band: b, box: padLine(b, page, parts[c]) });
+    }
+  });
+  return { rows: rows.length, cols: parts.length, cells };
+}
+
+export function analyzeLayout(page: GrayPage): PageLayout {
+  const ink = binarize(page);
+  const rules = removeRules(ink, Math.max(40, Math.round(0.15 * Math.min(page.width, page.height))));
+  const full = { x: 0, y: 0, width: page.width, height: page.height };
+  const lh = median(lineBands(ink, full).map((b) => b.height)) || 20;
+  const leaves = xyCut(ink, full, lh, page);
+  const blocks: LayoutBlock[] = [];
+  const bodyDensity: number[] = [];
+  const pending: { leaf: Leaf; bands: Box[] }[] = leaves.map((leaf) => ({ leaf, bands: leaf.kind === 'block' ? lineBands(ink, leaf.box) : [] }));
+  for (const p of pending) for (const b of p.bands) bodyDensity.push(inkDensity(ink, b));
+  const typicalDensity = median(bodyDensity);
+  // Body text sets the scale: a width-weighted median, so long lines of running text outweigh short cells.
+  const pageLh = weightedMedian(pending.flatMap((p) => p.bands.map((b) => [b.height, b.width] as [number, number]))) || lh;
+  for (const { leaf, bands } of pending) {
+    if (leaf.kind === 'table') {
+      const table = tableOf(ink, leaf.parts, pageLh, page);
+      blocks.push({ type: 'table', box: leaf.box, lines: table.cells.flat(2), table });
+      continue;
+    }
+    const box = leaf.box;
+    const lines = bands.map((b) => ({ band: b, box: padLine(b, page, undefined) }));
+    const lineH = median(bands.map((b) => b.height));
+    // Pictures: a tall area of dense ink, or of "lines" far taller than text.
+    const tall = box.height > 2.5 * pageLh;
+    if (!bands.length || (tall && inkDensity(ink, box) > 0.3) || (box.height > 4 * pageLh && lineH > 2.2 * pageLh)) {
+      blocks.push({ type: 'figure', box, lines: [] });
+      continue;
+    }
+    const bottom = box.y + box.height;
+    let type: BlockType = 'paragraph';
+    let level: number | undefined;
+    if (bands.length <= 2 && bottom < 0.08 * page.height) type = 'page_header';
+    else if (bands.length <= 2 && box.y > 0.92 * page.height) type = 'page_footer';
+    else if (bands.length <= 3 && lineH >= 1.25 * pageLh) {
+      type = 'heading';
+      level = lineH >= 1.6 * pageLh ? 1 : 2;
+    } else if (bands.length <= 2 && box.width < 0.8 * page.width && median(bands.map((b) => inkDensity(ink, b))) >= 1.25 * typicalDensity) {
+      type = 'heading'; // bold, body-sized
+      level = 3;
+    }
+    blocks.push({ type, box, lines, ...(level ? { level } : {}) });
+  }
+  return { width: page.width, height: page.height, lineHeight: pageLh, blocks, rules };
+}

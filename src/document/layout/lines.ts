@@ -1,0 +1,115 @@
+/**
+ * Text lines inside a region, top to bottom: a row-ink profile cut into bands, over-tall bands split at their
+ * weakest row, specks and rules dropped, accents folded into their line, each band boxed tightly with padding.
+ */
+import type { GrayPage } from '../decode-image.js';
+import { binarize, type Box, type InkMap } from './ink.js';
+
+export type { Box } from './ink.js';
+
+interface Band {
+  top: number; // inclusive
+  bottom: number; // exclusive
+}
+
+function splitTall(band: Band, rows: Int32Array, typical: number): Band[] {
+  const h = band.bottom - band.top;
+  if (h < 1.7 * typical) return [band];
+  let mean = 0;
+  for (let y = band.top; y < band.bottom; y++) mean += rows[y];
+  mean /= h;
+  // The weakest row near a line boundary: search away from the band's ends.
+  const from = band.top + Math.floor(0.6 * typical);
+  const to = band.bottom - Math.floor(0.6 * typical);
+  let cut = -1;
+  for (let y = from; y < to; y++) if (cut < 0 || rows[y] < rows[cut]) cut = y;
+  if (cut < 0 || rows[cut] > 0.35 * mean) return [band];
+  return [...splitTall({ top: band.top, bottom: cut }, rows, typical), ...splitTall({ top: cut + 1, bottom: band.bottom }, rows, typical)];
+}
+
+/** Row ink counts of a region (index = page row). */
+export function rowProfile(ink: InkMap, r: Box): Int32Array {
+  const rows = new Int32Array(ink.height);
+  for (let y = r.y; y < r.y + r.height; y++) {
+    let n = 0;
+    const base = y * ink.width;
+    for (let x = r.x; x < r.x + r.width; x++) n += ink.data[base + x];
+    rows[y] = n;
+  }
+  return rows;
+}
+
+/** Raw line bands of a region (no padding), for layout statistics and for boxing. */
+export function lineBands(ink: InkMap, r: Box): Box[] {
+  const rows = rowProfile(ink, r);
+  // Rows with a couple of ink pixels are noise, not text.
+  const minRow = Math.max(2, Math.round(r.width * 0.0015));
+  let bands: Band[] = [];
+  let start = -1;
+  for (let y = r.y; y <= r.y + r.height; y++) {
+    const on = y < r.y + r.height && rows[y] >= minRow;
+    if (on && start < 0) start = y;
+    if (!on && start >= 0) {
+      bands.push({ top: start, bottom: y });
+      start = -1;
+    }
+  }
+  // Drop specks and solid bars: too thin to be a line of text, or nearly all ink.
+  bands = bands.filter((b) => {
+    const bh = b.bottom - b.top;
+    if (bh < 4) return false;
+    let n = 0;
+    for (let y = b.top; y < b.bottom; y++) n += rows[y];
+    return n / (bh * r.width) < 0.6;
+  });
+  if (!bands.length) return [];
+  const heights = bands.map((b) => b.bottom - b.top).sort((a, b) => a - b);
+  const typical = heights[Math.floor(heights.length / 2)];
+  bands = bands.flatMap((b) => splitTall(b, rows, typical));
+  // Accents or dots cut off above a line: fold a small band into the band just below it.
+  const merged: Band[] = [];
+  for (let i = 0; i < bands.length; i++) {
+    const b = bands[i];
+    const next = bands[i + 1];
+    if (next && b.bottom - b.top < 0.4 * typical && next.top - b.bottom < 0.3 * typical) {
+      next.top = b.top;
+      continue;
+    }
+    merged.push(b);
+  }
+  const out: Box[] = [];
+  for (const b of merged) {
+    let left = r.x + r.width;
+    let right = -1;
+    for (let y = b.top; y < b.bottom; y++) {
+      const base = y * ink.width;
+      for (let x = r.x; x < r.x + r.width; x++) {
+        if (ink.data[base + x]) {
+          if (x < left) left = x;
+          if (x > right) right = x;
+        }
+      }
+    }
+    if (right >= left) out.push({ x: left, y: b.top, width: right - left + 1, height: b.bottom - b.top });
+  }
+  return out;
+}
+
+/** A line's crop box: the band padded the way training crops were (about 15% above and below). */
+export function padLine(b: Box, page: { width: number; height: number }, clip?: Box): Box {
+  const padY = Math.round(0.15 * b.height);
+  const padX = Math.round(0.25 * b.height);
+  const cx0 = clip ? clip.x : 0;
+  const cx1 = clip ? clip.x + clip.width : page.width;
+  const x0 = Math.max(cx0, b.x - padX);
+  const y0 = Math.max(0, b.y - padY);
+  const x1 = Math.min(cx1, b.x + b.width + padX);
+  const y1 = Math.min(page.height, b.y + b.height + padY);
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/** Lines of a clean one-column page, as padded crop boxes, top to bottom. */
+export function findLines(page: GrayPage): Box[] {
+  const ink = binarize(page);
+  return lineBands(ink, { x: 0, y: 0, width: page.width, height: page.height }).map((b) => padLine(b, page));
+}

@@ -1,0 +1,134 @@
+/**
+ * Layout on pages our generator rendered (test/fixtures, made by training/make_page.py, with their truth in
+ * .json): reading order, block types, tables; and the markdown assembly of known line texts.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import sharp from 'sharp';
+import { assemblePage, reflow, tableMarkdown, type LineOut } from '../src/document/assemble.js';
+import { decodeImage } from '../src/document/decode-image.js';
+import { analyzeLayout, type PageLayout } from '../src/document/layout/analyze.js';
+import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
+
+type Rect = [number, number, number, number];
+
+interface Truth {
+  blocks: { type: string; box: Rect; lines: string[]; line_boxes?: Rect[]; cells?: string[][]; cell_boxes?: Rect[][] }[];
+}
+
+const fixture = (name: string): string => join(ROOT, 'test', 'fixtures', name);
+const truthOf = (name: string): Truth => JSON.parse(readFileSync(fixture(name.replace('.png', '.json')), 'utf8')) as Truth;
+const layoutOf = async (path: string): Promise<PageLayout> => analyzeLayout(await decodeImage(readFileSync(path), path));
+
+/** Which truth block holds the centre of this box? */
+function truthIndex(truth: Truth, b: { x: number; y: number; width: number; height: number }): number {
+  const cx = b.x + b.width / 2;
+  const cy = b.y + b.height / 2;
+  return truth.blocks.findIndex(({ box: [x, y, w, h] }) => cx >= x - 4 && cx <= x + w + 4 && cy >= y - 4 && cy <= y + h + 4);
+}
+
+/** The printed text at a line box's centre (as if the model read perfectly), to test assembly on its own. */
+function truthAt(truth: Truth, b: { x: number; y: number; width: number; height: number }): string {
+  const cx = b.x + b.width / 2;
+  const cy = b.y + b.height / 2;
+  const inside = ([x, y, w, h]: Rect): boolean => cx >= x - 4 && cx <= x + w + 4 && cy >= y - 4 && cy <= y + h + 4;
+  for (const t of truth.blocks) {
+    const i = (t.line_boxes ?? []).findIndex(inside);
+    if (i >= 0) return t.lines[i];
+    for (const [r, row] of (t.cell_boxes ?? []).entries()) {
+      const c = row.findIndex(inside);
+      if (c >= 0) return t.cells?.[r]?.[c] ?? '';
+    }
+  }
+  return '';
+}
+
+function truthTexts(layout: PageLayout, truth: Truth): LineOut[][] {
+  return layout.blocks.map((b) => b.lines.map((l) => ({ box: l.box, text: truthAt(truth, l.band) })));
+}
+
+describe('reading order', () => {
+  it('a two-column page is read column by column, each top to bottom', async () => {
+    const truth = truthOf('two-column.png');
+    const layout = await layoutOf(fixture('two-column.png'));
+    const order = layout.blocks.map((b) => truthIndex(truth, b.box));
+    assert.ok(order.every((i) => i >= 0), 'every block is a printed block');
+    assert.deepEqual(order, truth.blocks.map((_, i) => i), 'heading, left column, right column');
+    assert.equal(layout.blocks[0].type, 'heading');
+  });
+
+  it('blocks of a one-column page come top to bottom with the same lines as printed', async () => {
+    const truth = truthOf('article.png');
+    const layout = await layoutOf(fixture('article.png'));
+    const lines = layout.blocks.flatMap((b) => b.lines);
+    assert.equal(lines.length, truth.blocks.reduce((n, b) => n + b.lines.length, 0));
+    for (let i = 1; i < lines.length; i++) assert.ok(lines[i].box.y > lines[i - 1].box.y);
+  });
+});
+
+describe('block types', () => {
+  it('an article has a running header, headings, a list, paragraphs and a page number', async () => {
+    const truth = truthOf('article.png');
+    const layout = await layoutOf(fixture('article.png'));
+    const page = assemblePage(0, layout, truthTexts(layout, truth));
+    const types = page.blocks.map((b) => b.type);
+    assert.equal(types[0], 'page_header');
+    assert.deepEqual(types.filter((t) => t === 'heading').length, 2);
+    assert.equal(types.filter((t) => t === 'list_item').length, 3);
+    assert.equal(types[types.length - 1], 'page_number');
+    assert.match(page.markdown, /^Journal of Synthetic Documents/);
+    assert.match(page.markdown, /\n- /);
+    const dropped = assemblePage(0, layout, truthTexts(layout, truth), { dropHeadersFooters: true });
+    assert.doesNotMatch(dropped.markdown, /Journal of Synthetic Documents/);
+    assert.ok(!dropped.markdown.trim().endsWith(truth.blocks[truth.blocks.length - 1].lines[0]), 'the page number is dropped');
+    assert.ok(dropped.blocks.some((b) => b.type === 'page_number'), 'but stays in the block tree, flagged');
+  });
+
+  it('a hyphenated line end is joined when the paragraph is reflowed', async () => {
+    const truth = truthOf('article.png');
+    const layout = await layoutOf(fixture('article.png'));
+    const page = assemblePage(0, layout, truthTexts(layout, truth));
+    const broken = truth.blocks.flatMap((b) => b.lines).find((l) => /\p{L}-$/u.test(l));
+    assert.ok(broken, 'the fixture has a hyphenated line');
+    const word = broken.split(' ').pop()?.slice(0, -1) ?? '';
+    assert.ok(page.markdown.includes(word) && !page.markdown.includes(`${word}- `) && !page.markdown.includes(`${word}-\n`));
+    assert.equal(reflow(['an exam-', 'ple of it']), 'an example of it');
+    assert.equal(reflow(['the Franco-', 'Prussian war']), 'the Franco- Prussian war', 'a capital after the hyphen keeps it');
+  });
+
+  for (const name of ['table.png', 'table-ruled.png']) {
+    it(`aligned columns${name.includes('ruled') ? ' between rules' : ''} come out as a markdown table`, async () => {
+      const truth = truthOf(name);
+      const layout = await layoutOf(fixture(name));
+      const tables = layout.blocks.filter((b) => b.type === 'table');
+      assert.equal(tables.length, 1);
+      const want = truth.blocks.find((b) => b.type === 'table')?.cells ?? [];
+      assert.equal(tables[0].table?.rows, want.length);
+      assert.equal(tables[0].table?.cols, want[0].length);
+      const page = assemblePage(0, layout, truthTexts(layout, truth));
+      const md = page.blocks.find((b) => b.type === 'table')?.markdown ?? '';
+      assert.equal(md, tableMarkdown(want));
+      assert.equal(md.split('\n').length, want.length + 1);
+      assert.ok(page.blocks.filter((b) => b.type === 'paragraph').length >= 2, 'the text around it stays paragraphs');
+    });
+  }
+
+  it('a picture is a figure block with its box, not read as text', async () => {
+    const noise = Buffer.alloc(400 * 300);
+    for (let i = 0; i < noise.length; i++) noise[i] = (i * 7919 + ((i / 400) | 0) * 104729) % 251 > 125 ? 0 : 255;
+    const png = await sharp(readFileSync(SAMPLE_PAGE))
+      .extend({ bottom: 400, background: '#ffffff' })
+      .composite([{ input: noise, raw: { width: 400, height: 300, channels: 1 }, left: 400, top: 1050 }])
+      .png()
+      .toBuffer();
+    const layout = analyzeLayout(await decodeImage(png, 'figure.png'));
+    const figures = layout.blocks.filter((b) => b.type === 'figure');
+    assert.equal(figures.length, 1);
+    assert.ok(Math.abs(figures[0].box.x - 400) < 5 && Math.abs(figures[0].box.y - 1050) < 5);
+    assert.equal(figures[0].lines.length, 0);
+    const page = assemblePage(0, layout, layout.blocks.map((b) => b.lines.map((l) => ({ box: l.box, text: 'x' }))));
+    assert.match(page.markdown, /<!-- image -->/);
+  });
+});
