@@ -13,6 +13,8 @@ import { Engine } from '../engine/engine.js';
 import type { GrayCrop } from '../engine/preprocess.js';
 import { corpusCer, tally } from '../eval/cer.js';
 import { LINE_SETS, loadLineSet, type EvalLine } from '../eval/line-sets.js';
+import { runPage, scorePages, type PageSetScore } from '../eval/page-runner.js';
+import { loadPageSet, PAGE_SETS } from '../eval/page-sets.js';
 import { tesseractRead, tesseractVersion } from '../eval/tesseract.js';
 
 interface SideResult {
@@ -100,11 +102,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
     args: argv,
     options: {
       'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
-      sets: { type: 'string', default: Object.keys(LINE_SETS).join(',') },
+      suite: { type: 'string', default: 'all' },
+      sets: { type: 'string' },
       limit: { type: 'string' },
       batch: { type: 'string', default: '32' },
       model: { type: 'string' },
-      out: { type: 'string', default: 'eval-results/lines.json' },
+      out: { type: 'string', default: 'eval-results/eval.json' },
       'no-tesseract': { type: 'boolean', default: false },
       'write-config': { type: 'boolean', default: false },
     },
@@ -116,10 +119,26 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!values['no-tesseract'] && !tessVersion) {
     throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
   }
+  if (!['lines', 'pages', 'all'].includes(values.suite)) throw new Error(`--suite must be lines, pages or all, got "${values.suite}"`);
+  const wanted = values.sets?.split(',').map((s) => s.trim()).filter(Boolean);
+  const lineSets = values.suite === 'pages' ? [] : (wanted ?? Object.keys(LINE_SETS)).filter((s) => s in LINE_SETS);
+  const pageSets = values.suite === 'lines' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
   const engine = await Engine.open(values.model, { maxBatch: Number(values.batch) });
   const results: SetResult[] = [];
+  const pageResults: PageSetScore[] = [];
   try {
-    for (const set of values.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const set of pageSets) {
+      const pages = loadPageSet(evalDir, set).slice(0, limit);
+      const b = bar(`pages      ${set}`, pages.length);
+      const runs = [];
+      for (const p of pages) {
+        runs.push(await runPage(engine, p, tessVersion !== null));
+        b?.increment();
+      }
+      b?.stop();
+      pageResults.push(scorePages(set, pages, runs));
+    }
+    for (const set of lineSets) {
       const lines = loadLineSet(evalDir, set).slice(0, limit);
       const ours = await runOurs(engine, lines);
       const tess = tessVersion ? await runTesseract(lines, 2) : null;
@@ -147,18 +166,32 @@ export async function evalCommand(argv: string[]): Promise<number> {
     modelSteps: engine.bundle.config.training?.steps ?? null,
     tesseract: tessVersion,
     machine: `${process.platform} ${process.arch}, node ${process.version}`,
-    scoring: 'corpus CER after NFKC and whitespace folding; ours = greedy AR decoding, batch ' + values.batch,
+    scoring: 'lines: corpus CER after NFKC and whitespace folding; pages: mean NED of markdown with its syntax stripped (headers and footers dropped); olmOCR facts: olmOCR-Bench rules, handwritten pages excluded; ours = greedy AR decoding, batch ' + values.batch,
     sets: results,
+    pageSets: pageResults,
   };
   mkdirSync(dirname(resolve(values.out)), { recursive: true });
   writeFileSync(values.out, JSON.stringify(report, null, 2));
-  console.log(`| set | lines | ours CER | ours CTC-head CER | tesseract CER | ours lines/s | tesseract lines/s |`);
-  console.log(`|---|---|---|---|---|---|---|`);
+  if (results.length) {
+    console.log(`| line set | lines | ours CER | ours CTC-head CER | tesseract CER | ours lines/s | tesseract lines/s |`);
+    console.log(`|---|---|---|---|---|---|---|`);
+  }
   for (const r of results) {
     console.log(`| ${r.set} | ${r.lines} | ${pct(r.ours.cer)} | ${pct(r.oursCtc.cer)} | ${r.tesseract ? pct(r.tesseract.cer) : '-'} | ${r.ours.linesPerSecond.toFixed(1)} | ${r.tesseract ? r.tesseract.linesPerSecond.toFixed(1) : '-'} |`);
   }
+  if (pageResults.length) {
+    const f = (x: number | undefined, pctOf = false): string => (x === undefined ? '-' : pctOf ? pct(x) : x.toFixed(3));
+    console.log(`\n| page set | pages | ours NED | tesseract NED | ours facts passed | tesseract facts passed | ours s/page | tesseract s/page |`);
+    console.log(`|---|---|---|---|---|---|---|---|`);
+    for (const r of pageResults) {
+      console.log(`| ${r.set} | ${r.pages} | ${f(r.ours.ned)} | ${f(r.tesseract?.ned)} | ${f(r.ours.passRate, true)} | ${f(r.tesseract?.passRate, true)} | ${r.ours.secondsPerPage.toFixed(2)} | ${r.tesseract ? r.tesseract.secondsPerPage.toFixed(2) : '-'} |`);
+      for (const [type, t] of Object.entries(r.factsByType ?? {})) {
+        console.log(`|   ${type} facts | ${t.total} | | | ${t.ours}/${t.total} | ${t.tesseract ?? '-'}/${t.total} | | |`);
+      }
+    }
+  }
   console.log(`\nwritten to ${values.out}`);
-  if (values['write-config']) {
+  if (values['write-config'] && results.length) {
     const path = join(engine.bundle.dir, 'config.json');
     const config = JSON.parse(readFileSync(path, 'utf8')) as { accuracy?: Record<string, unknown> };
     config.accuracy = {

@@ -1,0 +1,21 @@
+/** Normalised edit distance on markdown with its syntax stripped, as the page sets are scored. */
+import { distance } from 'fastest-levenshtein';
+import { normalise } from './cer.js';
+
+/** Markdown to the words a reader sees: headings, emphasis, list marks, table pipes and rules, comments gone. */
+export function stripMarkdown(md: string): string {
+  return md
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
+    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
+    .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/gm, '')
+    .replace(/\|/g, ' ')
+    .replace(/(\*\*|__|\*|_|`)/g, '');
+}
+
+export function ned(hyp: string, ref: string): number {
+  const h = normalise(stripMarkdown(hyp));
+  const r = normalise(stripMarkdown(ref));
+  const n = Math.max(h.length, r.length);
+  return n ? distance(h, r) / n : 0;
+}

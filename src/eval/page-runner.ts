@@ -1,0 +1,98 @@
+/** Our pipeline and tesseract on the same pages, with seconds per page for both, scored per set. */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { openSource } from '../document/source.js';
+import type { Engine } from '../engine/engine.js';
+import { readDocument } from '../worker/read-document.js';
+import { ned } from './ned.js';
+import { checkFact } from './olmocr-facts.js';
+import type { EvalPage } from './page-sets.js';
+import { tesseractRead } from './tesseract.js';
+
+export interface PageRun {
+  file: string;
+  page: number;
+  ours: string;
+  oursSeconds: number;
+  tesseract?: string;
+  tesseractSeconds?: number;
+  error?: string;
+}
+
+export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean): Promise<PageRun> {
+  const bytes = readFileSync(p.file);
+  const t0 = performance.now();
+  let ours = '';
+  let error: string | undefined;
+  try {
+    ours = (await readDocument(engine, bytes, p.file, { pages: String(p.page), dropHeadersFooters: true })).markdown;
+  } catch (e) {
+    error = (e as Error).message;
+  }
+  const oursSeconds = (performance.now() - t0) / 1000;
+  if (!withTesseract) return { file: p.file, page: p.page, ours, oursSeconds, error };
+  // Tesseract reads the very pixels we read: PDFs rendered by our renderer, images as they are.
+  const dir = mkdtempSync(join(tmpdir(), 'specula-eval-'));
+  try {
+    let image = p.file;
+    const src = await openSource(bytes, p.file, String(p.page));
+    if (src.format === 'pdf' || src.pageCount > 1) {
+      const page = await src.render(p.page);
+      image = join(dir, 'page.png');
+      writeFileSync(image, await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).png().toBuffer());
+    }
+    const t1 = performance.now();
+    const tesseract = await tesseractRead(image, 3);
+    return { file: p.file, page: p.page, ours, oursSeconds, tesseract, tesseractSeconds: (performance.now() - t1) / 1000, error };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface PageSetScore {
+  set: string;
+  pages: number;
+  ours: { ned?: number; passRate?: number; secondsPerPage: number; failures: number };
+  tesseract?: { ned?: number; passRate?: number; secondsPerPage: number };
+  /** olmOCR facts by type: passed / total, ours and tesseract's. */
+  factsByType?: Record<string, { total: number; ours: number; tesseract?: number }>;
+}
+
+export function scorePages(set: string, pages: EvalPage[], runs: PageRun[]): PageSetScore {
+  const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+  const withTess = runs.every((r) => r.tesseract !== undefined);
+  const secs = (f: (r: PageRun) => number | undefined): number => mean(runs.map((r) => f(r) ?? 0));
+  const score: PageSetScore = { set, pages: pages.length, ours: { secondsPerPage: secs((r) => r.oursSeconds), failures: runs.filter((r) => r.error).length } };
+  if (withTess) score.tesseract = { secondsPerPage: secs((r) => r.tesseractSeconds) };
+  if (pages.every((p) => p.truth !== undefined)) {
+    score.ours.ned = mean(runs.map((r, i) => ned(r.ours, pages[i].truth ?? '')));
+    if (score.tesseract) score.tesseract.ned = mean(runs.map((r, i) => ned(r.tesseract ?? '', pages[i].truth ?? '')));
+  } else {
+    const byType: Record<string, { total: number; ours: number; tesseract?: number }> = {};
+    let total = 0;
+    let ours = 0;
+    let tess = 0;
+    pages.forEach((p, i) => {
+      if (p.handwritten) return; // printed-text model: handwritten pages are reported apart, not scored
+      for (const f of p.facts ?? []) {
+        const t = (byType[f.type] ??= { total: 0, ours: 0, ...(withTess ? { tesseract: 0 } : {}) });
+        t.total++;
+        total++;
+        if (checkFact(f, runs[i].ours)) {
+          t.ours++;
+          ours++;
+        }
+        if (withTess && checkFact(f, runs[i].tesseract ?? '')) {
+          t.tesseract = (t.tesseract ?? 0) + 1;
+          tess++;
+        }
+      }
+    });
+    score.factsByType = byType;
+    score.ours.passRate = total ? ours / total : 0;
+    if (score.tesseract) score.tesseract.passRate = total ? tess / total : 0;
+  }
+  return score;
+}
