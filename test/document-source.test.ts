@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
+import { decodeImage } from '../src/document/decode-image.js';
+import { deskew, estimateSkew } from '../src/document/deskew.js';
 import { DocumentError } from '../src/document/errors.js';
 import { findLines } from '../src/document/layout/lines.js';
 import { parsePageRange } from '../src/document/page-range.js';
@@ -70,5 +72,22 @@ describe('documents open as pages, sniffed by their bytes', () => {
   it('an empty file and a text file are refused by their bytes', async () => {
     await refused(openSource(new Uint8Array(0), 'nothing.pdf'), 'EMPTY_INPUT', 'nothing.pdf');
     await refused(openSource(Buffer.from('hello'), 'notes.pdf'), 'UNSUPPORTED_FORMAT', 'notes.pdf');
+  });
+});
+
+describe('small skew', () => {
+  for (const angle of [1.5, -2]) {
+    it(`a page scanned ${angle} degrees crooked is measured and straightened`, async () => {
+      const crooked = await sharp(sample).rotate(angle, { background: '#ffffff' }).png().toBuffer();
+      const page = await decodeImage(crooked, 'crooked.png');
+      assert.ok(Math.abs(estimateSkew(page) - angle) <= 0.2, `estimated ${estimateSkew(page)}`);
+      const straight = await deskew(page);
+      assert.ok(Math.abs(estimateSkew(straight.page)) <= 0.2);
+      assert.equal(findLines(straight.page).length, 16);
+    });
+  }
+  it('a straight page is left alone', async () => {
+    const page = await decodeImage(sample, 'straight.png');
+    assert.equal((await deskew(page)).degrees, 0);
   });
 });

@@ -7,6 +7,7 @@
  */
 import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
 import { cropLines } from '../document/crop-lines.js';
+import { deskew } from '../document/deskew.js';
 import { analyzeLayout } from '../document/layout/analyze.js';
 import { DEFAULT_SOURCE_LIMITS, openSource, type SourceLimits } from '../document/source.js';
 import { DocumentContext } from '../engine/document-context.js';
@@ -58,7 +59,7 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
   try {
     for (const index of source.pages) {
       if (stop.signal.aborted) break;
-      const page = await source.render(index);
+      const { page } = await deskew(await source.render(index));
       const layout = analyzeLayout(page);
       const boxes = layout.blocks.flatMap((b) => b.lines.map((l) => l.box));
       const crops = await cropLines(page, boxes, engine.imageSpec);
