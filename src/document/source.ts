@@ -102,7 +102,7 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
       if (!texts.has(i)) {
         let text: string | null = null;
         try {
-          text = load(i).toStructuredText('preserve-whitespace').asText().replace(/[ \t]+/g, ' ').trim() || null;
+          text = load(i).toStructuredText('preserve-whitespace').asText().replace(/[ \t]+/g, ' ').replace(/\n\s*\n+/g, '\n').trim() || null;
         } catch {
           text = null; // no usable text layer: drafting simply has no reference
         }

@@ -47,3 +47,14 @@ export function blankPdf(n: number): Uint8Array {
   emit(`trailer\n<< /Size ${size} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`);
   return Buffer.from(parts.join(''), 'latin1');
 }
+
+/** A born-digital page: these lines set in Times at 14 pt, so the PDF has a text layer. */
+export function pdfWithText(lines: readonly string[]): Uint8Array {
+  const doc = new mupdf.PDFDocument();
+  const font = doc.addSimpleFont(new mupdf.Font('Times-Roman'));
+  const esc = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`);
+  const body = lines.map((l, i) => `${i ? '0 -22 Td ' : ''}(${esc(l)}) Tj`).join(' ');
+  const page = doc.addPage([0, 0, 612, 200 + 22 * lines.length], 0, { Font: { F1: font } }, `BT /F1 14 Tf 72 ${150 + 22 * lines.length} Td ${body} ET`);
+  doc.insertPage(-1, page);
+  return doc.saveToBuffer('compress').asUint8Array().slice();
+}
