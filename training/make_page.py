@@ -93,17 +93,22 @@ def prose(src, rng, n):
     return " ".join(src._prose_span(n) for _ in range(2))
 
 
+def fill(p, src, rng, x, y, width, bottom, lead, span, most):
+    """Paragraphs of 3..`most` lines from y down to `bottom`; returns where they stop."""
+    while y + lead * 3 < bottom:
+        lines = wrap(prose(src, rng, span), p.body, width)[: rng.randint(3, most)]
+        lines = [s for i, s in enumerate(lines) if y + (i + 1) * lead <= bottom]
+        if not lines:
+            break
+        y = p.block("paragraph", x, y, lines, p.body, lead) + lead // 2
+    return y
+
+
 def plain(args, src, bank, rng, face):
     p = Page(args.width, args.height, bank, face, args.size)
     margin = int(args.width * 0.1)
     y = p.block("heading", margin, margin, [src.line(40).title()], p.head, int(args.size * 2.7))
-    lead = int(args.size * 1.45)
-    while y + lead * 3 < args.height - margin:
-        lines = wrap(prose(src, rng, 400), p.body, args.width - 2 * margin)[: rng.randint(3, 6)]
-        lines = [s for i, s in enumerate(lines) if y + (i + 1) * lead <= args.height - margin]
-        if not lines:
-            break
-        y = p.block("paragraph", margin, y, lines, p.body, lead) + lead // 2
+    fill(p, src, rng, margin, y, args.width - 2 * margin, args.height - margin, int(args.size * 1.45), 400, 6)
     return p
 
 
@@ -135,14 +140,7 @@ def two_column(args, src, bank, rng, face):
     y0 = p.block("heading", margin, margin, [src.line(40).title()], p.head, int(args.size * 2.4)) + lead // 2
     col_w = (args.width - 2 * margin - gutter) // 2
     for c in range(2):
-        x = margin + c * (col_w + gutter)
-        y = y0
-        while y + lead * 3 < args.height - margin:
-            lines = wrap(prose(src, rng, 300), p.body, col_w)[: rng.randint(3, 5)]
-            lines = [s for i, s in enumerate(lines) if y + (i + 1) * lead <= args.height - margin]
-            if not lines:
-                break
-            y = p.block("paragraph", x, y, lines, p.body, lead) + lead // 2
+        fill(p, src, rng, margin + c * (col_w + gutter), y0, col_w, args.height - margin, lead, 300, 5)
     return p
 
 
