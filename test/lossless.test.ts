@@ -106,6 +106,26 @@ describe('lossless drafters match greedy AR on real lines', () => {
     assert.deepEqual([...a.lines, ...b.lines].map((l) => l.text), greedy.slice(0, some.length));
     assert.ok(shared < a.metrics.forwards + b.metrics.forwards, `the two requests shared forwards (${shared} run, ${a.metrics.forwards} + ${b.metrics.forwards} taken part in)`);
   });
+
+  it('a request that arrives mid-decode joins the running batch and both keep their text', async () => {
+    const some = lines.slice(0, 40).map((l) => l.crop);
+    const half = Math.floor(some.length / 2);
+    const before = engine.stats.forwards;
+    let joined: Promise<Awaited<ReturnType<Engine['readLines']>>> | null = null;
+    const first = engine.readLines(some.slice(0, half), {
+      decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 4 },
+      onTokens: () => {
+        // The first committed tokens: the batch is running; the second request joins it now.
+        joined ??= engine.readLines(some.slice(half), { decoding: { drafter: 'ngram', verifier: 'tree', draftLength: 'auto' } });
+      },
+    });
+    const a = await first;
+    assert.ok(joined, 'the second request was sent while the first was decoding');
+    const b = await (joined as Promise<Awaited<ReturnType<Engine['readLines']>>>);
+    const ran = engine.stats.forwards - before;
+    assert.deepEqual([...a.lines, ...b.lines].map((l) => l.text), greedy.slice(0, some.length));
+    assert.ok(ran < a.metrics.forwards + b.metrics.forwards, `forwards were shared (${ran} run, ${a.metrics.forwards} + ${b.metrics.forwards} taken part in)`);
+  });
 });
 
 describe('adversarial drafts cost speed, never text', () => {

@@ -1,0 +1,22 @@
+/**
+ * A job's events, in order, numbered from 1. A subscriber that comes late replays what it missed from the
+ * job's log, then follows live, with no gap and no duplicate: the log and the live feed share one sequence.
+ */
+export type JobEvent =
+  | { type: 'token'; page: number; line: number; text: string; fromDraft: boolean[] }
+  | { type: 'region'; page: number; block: number; markdown: string }
+  | { type: 'page'; page: number; markdown: string }
+  | { type: 'done'; metrics: Record<string, unknown> }
+  | { type: 'failed'; code: string; message: string }
+  | { type: 'cancelled' };
+
+export type Sequenced = JobEvent & { seq: number; jobId: string };
+
+export const isFinal = (e: JobEvent): boolean => e.type === 'done' || e.type === 'failed' || e.type === 'cancelled';
+
+export interface EventLog {
+  /** Append an event to a job's log; returns it with its sequence number. */
+  publish(jobId: string, event: JobEvent): Promise<Sequenced>;
+  /** Events after `afterSeq` (0 = all), then live ones, ending after the job's final event. */
+  subscribe(jobId: string, afterSeq?: number, signal?: AbortSignal): AsyncIterable<Sequenced>;
+}

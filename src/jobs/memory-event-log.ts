@@ -1,0 +1,48 @@
+/** The embedded event log: per-job arrays and in-process wake-ups. */
+import { EventEmitter } from 'node:events';
+import { type EventLog, type JobEvent, isFinal, type Sequenced } from './events.js';
+
+export class MemoryEventLog implements EventLog {
+  private readonly logs = new Map<string, Sequenced[]>();
+  private readonly wake = new EventEmitter();
+
+  constructor() {
+    this.wake.setMaxListeners(0); // one listener per live subscription
+  }
+
+  async publish(jobId: string, event: JobEvent): Promise<Sequenced> {
+    const log = this.logs.get(jobId) ?? [];
+    this.logs.set(jobId, log);
+    const e = { ...event, seq: log.length + 1, jobId } as Sequenced;
+    log.push(e);
+    this.wake.emit(jobId);
+    return e;
+  }
+
+  async *subscribe(jobId: string, afterSeq = 0, signal?: AbortSignal): AsyncIterable<Sequenced> {
+    let next = afterSeq; // events are 1-based: log[next] is the one after `next`
+    for (;;) {
+      const log = this.logs.get(jobId) ?? [];
+      while (next < log.length) {
+        const e = log[next++];
+        yield e;
+        if (isFinal(e)) return;
+      }
+      if (signal?.aborted) return;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          this.wake.off(jobId, done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        this.wake.on(jobId, done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  /** Forget a job's events (after it is deleted). */
+  drop(jobId: string): void {
+    this.logs.delete(jobId);
+  }
+}

@@ -1,0 +1,46 @@
+/** The embedded job store: a map in this process, for the default no-services mode. */
+import { randomUUID } from 'node:crypto';
+import type { JobInput, JobRecord } from './job.js';
+import type { JobPage, JobStore } from './store.js';
+
+export class MemoryJobStore implements JobStore {
+  private readonly jobs = new Map<string, JobRecord>();
+  private readonly order: string[] = []; // creation order
+
+  async create(tenant: string, input: JobInput): Promise<JobRecord> {
+    const now = new Date().toISOString();
+    const job: JobRecord = { id: randomUUID(), tenant, status: 'queued', createdAt: now, updatedAt: now, input, progress: { pagesDone: 0, pagesTotal: 0 } };
+    this.jobs.set(job.id, job);
+    this.order.push(job.id);
+    return structuredClone(job);
+  }
+
+  async get(tenant: string, id: string): Promise<JobRecord | null> {
+    const job = this.jobs.get(id);
+    return job && job.tenant === tenant ? structuredClone(job) : null;
+  }
+
+  async load(id: string): Promise<JobRecord | null> {
+    const job = this.jobs.get(id);
+    return job ? structuredClone(job) : null;
+  }
+
+  async list(tenant: string, first: number, after?: string): Promise<JobPage> {
+    const mine = [...this.order].reverse().filter((id) => this.jobs.get(id)?.tenant === tenant);
+    const start = after ? mine.indexOf(after) + 1 : 0;
+    if (after && start === 0) return { jobs: [], endCursor: null, hasNextPage: false }; // unknown cursor
+    const ids = mine.slice(start, start + first);
+    return {
+      jobs: ids.map((id) => structuredClone(this.jobs.get(id) as JobRecord)),
+      endCursor: ids.length ? ids[ids.length - 1] : null,
+      hasNextPage: start + first < mine.length,
+    };
+  }
+
+  async update(id: string, patch: Partial<Omit<JobRecord, 'id' | 'tenant' | 'createdAt'>>): Promise<JobRecord> {
+    const job = this.jobs.get(id);
+    if (!job) throw new Error(`no job ${id}`);
+    Object.assign(job, structuredClone(patch), { updatedAt: new Date().toISOString() });
+    return structuredClone(job);
+  }
+}
