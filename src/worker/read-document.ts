@@ -31,7 +31,11 @@ export interface ReadDocumentOptions extends AssembleOptions {
   decoding?: DecodingOptionsInput;
   limits?: SourceLimits;
   signal?: AbortSignal;
+  /** The page count once the document is open, before any page is read. */
+  onOpen?: (pages: number[]) => void;
   onPage?: (page: PageOut) => void;
+  /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags. */
+  onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[]) => void;
 }
 
 export function plainText(pages: readonly PageOut[]): string {
@@ -46,6 +50,7 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
     if (layer) decoding = { ...decoding, reference: layer };
   }
   engine.resolve(decoding); // refuse bad options before rendering anything
+  opts.onOpen?.(source.pages);
   const context = new DocumentContext(engine.bundle.tokenizer, decoding?.reference);
   const metrics = new SpecMetrics();
   let visionMs = 0;
@@ -64,7 +69,14 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
       const boxes = layout.blocks.flatMap((b) => b.lines.map((l) => l.box));
       const crops = await cropLines(page, boxes, engine.imageSpec);
       lineCount += crops.length;
-      const reading = engine.readLines(crops, { decoding, context, metrics, signal: stop.signal }).then((r) => {
+      const onTokens = opts.onTokens;
+      const reading = engine.readLines(crops, {
+        decoding,
+        context,
+        metrics,
+        signal: stop.signal,
+        ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[]) => onTokens(index, line, text, fromDraft) } : {}),
+      }).then((r) => {
         visionMs += r.metrics.visionMs;
         let k = 0;
         const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {

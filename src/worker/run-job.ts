@@ -1,0 +1,75 @@
+/**
+ * A worker's handling of one job: take the bytes, read the document, stream token, region and page events
+ * as they happen, store the result, and end with exactly one final event (done, failed or cancelled). A
+ * failing job records a typed error; it never throws out of here.
+ */
+import { DocumentError } from '../document/errors.js';
+import type { Engine } from '../engine/engine.js';
+import { EngineError } from '../engine/errors.js';
+import type { BlobStore } from '../jobs/blob-store.js';
+import type { EventLog } from '../jobs/events.js';
+import type { JobStore } from '../jobs/store.js';
+import { readDocument } from './read-document.js';
+
+export interface WorkerDeps {
+  engine: Engine;
+  store: JobStore;
+  blobs: BlobStore;
+  events: EventLog;
+  /** Unexpected errors (not the input's fault) go here, e.g. to Sentry. */
+  report?: (error: unknown, jobId: string) => void;
+}
+
+export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Promise<void> {
+  const { store, events, blobs, engine } = deps;
+  const job = await store.load(jobId);
+  if (!job || job.status !== 'queued') return; // cancelled while waiting, or already taken
+  const bytes = await blobs.get(jobId);
+  if (!bytes) {
+    await store.update(jobId, { status: 'failed', error: { code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' } });
+    await events.publish(jobId, { type: 'failed', code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' });
+    return;
+  }
+  await store.update(jobId, { status: 'running' });
+  let pagesDone = 0;
+  let pagesTotal = 0;
+  try {
+    const doc = await readDocument(engine, bytes, job.input.fileName, {
+      pages: job.input.pages,
+      decoding: job.input.decoding,
+      dropHeadersFooters: job.input.dropHeadersFooters,
+      signal,
+      onOpen: (pages) => {
+        pagesTotal = pages.length;
+        void store.update(jobId, { progress: { pagesDone, pagesTotal } });
+      },
+      onTokens: (page, line, text, fromDraft) => void events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft] }),
+      onPage: (page) => {
+        pagesDone++;
+        page.blocks.forEach((b) => void events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown }));
+        void events.publish(jobId, { type: 'page', page: page.index, markdown: page.markdown });
+        void store.update(jobId, { progress: { pagesDone, pagesTotal } });
+      },
+    });
+    const metrics = { ...doc.metrics };
+    await store.update(jobId, {
+      status: 'succeeded',
+      progress: { pagesDone: doc.pages.length, pagesTotal: doc.pages.length },
+      result: { markdown: doc.markdown, document: { format: doc.format, pageCount: doc.pageCount, pages: doc.pages }, metrics },
+    });
+    await events.publish(jobId, { type: 'done', metrics });
+  } catch (e) {
+    if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
+      await store.update(jobId, { status: 'cancelled' });
+      await events.publish(jobId, { type: 'cancelled' });
+      return;
+    }
+    const typed = e instanceof DocumentError || e instanceof EngineError;
+    if (!typed) deps.report?.(e, jobId);
+    const error = typed ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
+    await store.update(jobId, { status: 'failed', error });
+    await events.publish(jobId, { type: 'failed', ...error });
+  } finally {
+    await blobs.delete(jobId);
+  }
+}
