@@ -93,6 +93,19 @@ describe('speculation metrics and cancellation', () => {
     assert.ok(drafted <= metrics.acceptedTokens && metrics.acceptedTokens - drafted <= lines.length);
   });
 
+  it("a request whose token callback throws fails alone; the other request's lines are untouched", async () => {
+    const boom = new Error('client went away');
+    const [bad, good] = await Promise.allSettled([
+      engine.readLines(crops.slice(0, 4), { onTokens: () => { throw boom; } }),
+      engine.readLines(crops.slice(4, 8)),
+    ]);
+    assert.equal(bad.status, 'rejected');
+    assert.equal(bad.status === 'rejected' ? bad.reason : null, boom);
+    assert.equal(good.status, 'fulfilled');
+    const alone = await engine.readLines(crops.slice(4, 8));
+    assert.deepEqual(good.status === 'fulfilled' ? good.value.lines.map((l) => l.text) : [], alone.lines.map((l) => l.text));
+  });
+
   it('a cancelled request stops with CANCELLED and the engine serves the next one', async () => {
     const ctrl = new AbortController();
     const pending = engine.readLines(crops, { signal: ctrl.signal, onTokens: () => ctrl.abort() });

@@ -67,7 +67,8 @@ describe('documents open as pages, sniffed by their bytes', () => {
     assert.equal(src.pageCount, 10_000);
     assert.deepEqual(src.pages, [9998, 9999]);
     const page = await src.render(9999);
-    assert.ok(page.width > 0);
+    assert.equal(page.width, Math.ceil((100 * 200) / 72), 'a 100 pt page at 200 dpi');
+    assert.ok(page.data.every((p) => p === 255), 'blank');
   });
   it('an empty file and a text file are refused by their bytes', async () => {
     await refused(openSource(new Uint8Array(0), 'nothing.pdf'), 'EMPTY_INPUT', 'nothing.pdf');

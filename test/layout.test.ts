@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { assemblePage, reflow, tableMarkdown, type LineOut } from '../src/document/assemble.js';
+import { assemblePage, isPageNumber, reflow, tableMarkdown, type LineOut } from '../src/document/assemble.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { analyzeLayout, type PageLayout } from '../src/document/layout/analyze.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
@@ -130,5 +130,33 @@ describe('block types', () => {
     assert.equal(figures[0].lines.length, 0);
     const page = assemblePage(0, layout, layout.blocks.map((b) => b.lines.map((l) => ({ box: l.box, text: 'x' }))));
     assert.match(page.markdown, /<!-- image -->/);
+  });
+});
+
+describe('text-level block types', () => {
+  const box = { x: 0, y: 0, width: 100, height: 20 };
+  const layout = (type: 'paragraph' | 'page_footer', n: number): PageLayout => ({
+    width: 1000,
+    height: 1000,
+    lineHeight: 20,
+    rules: [],
+    blocks: [{ type, box, lines: Array.from({ length: n }, () => ({ box, band: box })) }],
+  });
+  const lines = (...texts: string[]): LineOut[][] => [texts.map((text) => ({ box, text }))];
+
+  it('numbered lines become an ordered list, whatever the marker style', () => {
+    const page = assemblePage(0, layout('paragraph', 3), lines('1) Apples', '(2) Pears', '3. Plums'));
+    assert.deepEqual(page.blocks.map((b) => b.markdown), ['1. Apples', '2. Pears', '3. Plums']);
+    assert.equal(page.markdown, '1. Apples\n2. Pears\n3. Plums');
+  });
+  it('a continuation line stays in its list item', () => {
+    const page = assemblePage(0, layout('paragraph', 3), lines('• first point that is long and', 'wraps onto a second line', '• second point'));
+    assert.deepEqual(page.blocks.map((b) => b.markdown), ['- first point that is long and wraps onto a second line', '- second point']);
+  });
+  it('page numbers are numbers, not words that look like numerals', () => {
+    for (const t of ['12', 'Page 3 of 9', 'iv', 'XII', '7 / 20']) assert.ok(isPageNumber(t), t);
+    for (const t of ['Mix', 'Did', 'MD', 'Civil', 'Chapter 2 Methods', 'xIi']) assert.ok(!isPageNumber(t), t);
+    assert.equal(assemblePage(0, layout('page_footer', 1), lines('Did')).blocks[0].type, 'page_footer');
+    assert.equal(assemblePage(0, layout('page_footer', 1), lines('xiv')).blocks[0].type, 'page_number');
   });
 });

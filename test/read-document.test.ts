@@ -3,7 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { openSource } from '../src/document/source.js';
 import { Engine } from '../src/engine/engine.js';
 import { readDocument } from '../src/worker/read-document.js';
-import { pdfWithText } from './helpers/pdfs.js';
+import { readFileSync } from 'node:fs';
+import { EngineError } from '../src/engine/errors.js';
+import { SAMPLE_PAGE } from './helpers/fixtures.js';
+import { pdfOfImages, pdfWithText } from './helpers/pdfs.js';
 
 const LINES = [
   'The quick brown fox jumps over the lazy dog.',
@@ -30,5 +33,29 @@ describe('a born-digital PDF', () => {
     assert.equal(ref.text, plain.text, 'lossless: the same text as plain decoding');
     assert.ok(ref.metrics.draftTokens > 0, 'the text layer was drafted from');
     assert.equal(plain.pages[0].blocks.flatMap((b) => b.lines).length, LINES.length);
+  });
+});
+
+describe('cancelling a document', () => {
+  it('stops lines that are still decoding after the last page was submitted', async () => {
+    const engine = await Engine.open();
+    try {
+      const sample = readFileSync(SAMPLE_PAGE);
+      const pdf = pdfOfImages([sample, sample, sample]);
+      const ctrl = new AbortController();
+      let tokens = 0;
+      const reading = readDocument(engine, pdf, 'three.pdf', {
+        signal: ctrl.signal,
+        onTokens: () => {
+          // Pages are all submitted before decoding gets far: cancel well into the run.
+          if (++tokens === 40) ctrl.abort();
+        },
+      });
+      await assert.rejects(reading, (e: unknown) => e instanceof EngineError && e.code === 'CANCELLED');
+      assert.ok(tokens < 40 + 48 * 3, `decoding stopped soon after the cancel (${tokens} token events)`);
+      assert.equal(engine.stats.active, 0, 'no line of the document is left in the batch');
+    } finally {
+      await engine.close();
+    }
   });
 });

@@ -41,7 +41,16 @@ export interface AssembleOptions {
 }
 
 const LIST_MARK = /^\s*(?:[•·▪◦●‣∙*–-]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+/;
-const PAGE_NUMBER = /^\s*(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|\/)\s*\d{1,4})?\s*$/i;
+// Front-matter page numbers stay small: i..cccxcix (no d or m, so "MD" or "mid" are words, not pages).
+const ROMAN = /^(?=[clxvi])c{0,3}(x[cl]|l?x{0,3})(i[xv]|v?i{0,3})$/;
+const ARABIC_PAGE = /^\s*(?:page\s+)?\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?\s*$/i;
+
+/** "12", "Page 3 of 9", "iv", "XII" (a valid numeral in one case: "Mix" or "Did" are words). */
+export function isPageNumber(text: string): boolean {
+  const t = text.trim();
+  if (ARABIC_PAGE.test(t)) return true;
+  return (t === t.toLowerCase() || t === t.toUpperCase()) && ROMAN.test(t.toLowerCase());
+}
 
 /** Join a block's lines into running text: a hyphen at a line end before a lower-case letter is a break. */
 export function reflow(lines: readonly string[]): string {
@@ -118,7 +127,7 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     const text = reflow(lines.map((l) => l.text));
     if (!text) return;
     if (lb.type === 'page_header' || lb.type === 'page_footer') {
-      const type: BlockType = PAGE_NUMBER.test(text) ? 'page_number' : lb.type;
+      const type: BlockType = isPageNumber(text) ? 'page_number' : lb.type;
       push({ type, box: lb.box, markdown: text, confidence: meanConfidence(lines), lines });
       return;
     }
@@ -135,7 +144,7 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
         push({
           type: 'list_item',
           box: union(item.map((l) => l.box)),
-          markdown: numbered ? `${numbered[0].trim().replace(/[()]/g, '').replace(/\)$/, '.')} ${body}` : `- ${body}`,
+          markdown: numbered ? `${numbered[0].trim().replace(/^\(/, '').replace(/\)$/, '.')} ${body}` : `- ${body}`,
           confidence: meanConfidence(item),
           lines: item,
         });

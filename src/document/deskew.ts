@@ -23,11 +23,12 @@ export function estimateSkew(page: GrayPage): number {
     }
   }
   if (xs.length < 200) return 0;
-  const bins = new Float64Array(page.height * 2 + page.width);
+  const reach = Math.ceil(page.width * Math.tan((MAX_DEGREES * Math.PI) / 180)) + 2;
+  const bins = new Float64Array(page.height + 2 * reach);
   const score = (deg: number): number => {
     const t = Math.tan((deg * Math.PI) / 180);
     bins.fill(0);
-    const off = page.width;
+    const off = reach;
     for (let i = 0; i < xs.length; i++) bins[Math.round(ys[i] - xs[i] * t) + off]++;
     let s = 0;
     for (const b of bins) s += b * b;

@@ -77,40 +77,51 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
     pages,
     async render(i: number): Promise<GrayPage> {
       const page = load(i);
-      const [x0, y0, x1, y1] = page.getBounds();
-      const scale = limits.pdfDpi / 72;
-      const w = Math.ceil((x1 - x0) * scale);
-      const h = Math.ceil((y1 - y0) * scale);
-      if (w * h > limits.maxPixels) {
-        throw new DocumentError('IMAGE_TOO_LARGE', file, `page ${i} would render at ${w}x${h}, over the limit of ${limits.maxPixels} pixels`);
-      }
       try {
-        const pix = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);
-        const width = pix.getWidth();
-        const height = pix.getHeight();
-        const stride = pix.getStride();
-        const src = pix.getPixels();
-        const data = new Uint8Array(width * height);
-        for (let y = 0; y < height; y++) data.set(src.subarray(y * stride, y * stride + width), y * width);
-        pix.destroy();
-        return { width, height, data };
-      } catch (e) {
-        throw new DocumentError('CORRUPT_PDF', file, `page ${i} cannot be rendered (${(e as Error).message})`);
+        return renderPage(page, i);
+      } finally {
+        page.destroy(); // WASM memory: a long PDF must not keep every page it has shown
       }
     },
     textLayer(i: number): string | null {
       if (!texts.has(i)) {
         let text: string | null = null;
+        const page = load(i);
         try {
-          text = load(i).toStructuredText('preserve-whitespace').asText().replace(/[ \t]+/g, ' ').replace(/\n\s*\n+/g, '\n').trim() || null;
+          text = page.toStructuredText('preserve-whitespace').asText().replace(/[ \t]+/g, ' ').replace(/\n\s*\n+/g, '\n').trim() || null;
         } catch {
           text = null; // no usable text layer: drafting simply has no reference
+        } finally {
+          page.destroy();
         }
         texts.set(i, text);
       }
       return texts.get(i) ?? null;
     },
   };
+
+  function renderPage(page: mupdf.Page, i: number): GrayPage {
+    const [x0, y0, x1, y1] = page.getBounds();
+    const scale = limits.pdfDpi / 72;
+    const w = Math.ceil((x1 - x0) * scale);
+    const h = Math.ceil((y1 - y0) * scale);
+    if (w * h > limits.maxPixels) {
+      throw new DocumentError('IMAGE_TOO_LARGE', file, `page ${i} would render at ${w}x${h}, over the limit of ${limits.maxPixels} pixels`);
+    }
+    try {
+      const pix = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);
+      const width = pix.getWidth();
+      const height = pix.getHeight();
+      const stride = pix.getStride();
+      const src = pix.getPixels();
+      const data = new Uint8Array(width * height);
+      for (let y = 0; y < height; y++) data.set(src.subarray(y * stride, y * stride + width), y * width);
+      pix.destroy();
+      return { width, height, data };
+    } catch (e) {
+      throw new DocumentError('CORRUPT_PDF', file, `page ${i} cannot be rendered (${(e as Error).message})`);
+    }
+  }
 }
 
 async function openImage(bytes: Uint8Array, file: string, format: SniffedFormat, range: string | undefined, limits: SourceLimits): Promise<DocumentSource> {

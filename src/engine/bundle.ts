@@ -48,8 +48,8 @@ export const BundleConfigSchema = z.object({
   focalLayers: z.array(z.number().int()),
   files: z.object({ vision: FileRef, decoder: FileRef }),
   golden: z.string(),
-  training: z.record(z.unknown()).optional(),
-  accuracy: z.record(z.unknown()).optional(),
+  training: z.record(z.string(), z.unknown()).optional(),
+  accuracy: z.record(z.string(), z.unknown()).optional(),
 });
 export type BundleConfig = z.infer<typeof BundleConfigSchema>;
 

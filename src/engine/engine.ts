@@ -22,7 +22,6 @@ export interface LineReading {
 
 export interface ReadMetrics extends SpecMetricsSnapshot {
   lines: number;
-  visionMs: number;
 }
 
 export interface ReadOptions {
@@ -90,7 +89,6 @@ export class Engine {
     if (decoding.draftLength === 'auto' && decoding.drafter !== 'none') await this.scheduler.calibrate();
     // Narrow lines first: lines admitted together pad to the widest of them.
     const order = crops.map((_, i) => i).sort((a, b) => crops[a].width - crops[b].width);
-    const visionGroups = new Map<number, number>();
     const lines: LineReading[] = new Array(crops.length);
     await Promise.all(order.map(async (i) => {
       const out = await this.scheduler.read({
@@ -103,13 +101,12 @@ export class Engine {
         signal: opts.signal,
         onTokens: opts.onTokens ? (ids, fromDraft) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft) : undefined,
       });
-      visionGroups.set(out.visionGroup, out.visionMs);
+      metrics.vision(out.visionGroup, out.visionMs);
       const reading = { text: tokenizer.decode(out.ids), ids: out.ids, confidence: out.confidence, ctcText: tokenizer.decode(out.ctc) };
       lines[i] = reading;
       opts.onLine?.(i, reading);
     }));
-    const visionMs = [...visionGroups.values()].reduce((a, b) => a + b, 0);
-    return { lines, metrics: { lines: crops.length, visionMs, ...metrics.snapshot() } };
+    return { lines, metrics: { lines: crops.length, ...metrics.snapshot() } };
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,8 @@ export interface SpecMetricsSnapshot {
   /** Share of drafts reaching position i whose token i was accepted. */
   acceptanceByPosition: number[];
   decodeMs: number;
+  /** Vision passes this request's lines were admitted with (a pass shared with other requests counts whole). */
+  visionMs: number;
 }
 
 export class SpecMetrics {
@@ -26,6 +28,7 @@ export class SpecMetrics {
   private acceptedTokens = 0;
   private committedTokens = 0;
   private decodeMs = 0;
+  private readonly visionPasses = new Map<number, number>();
   private readonly reached: number[] = [];
   private readonly acceptedAt: number[] = [];
 
@@ -33,6 +36,11 @@ export class SpecMetrics {
   forward(ms: number): void {
     this.forwards++;
     this.decodeMs += ms;
+  }
+
+  /** A vision pass one of this request's lines was admitted with (counted once however many lines it held). */
+  vision(pass: number, ms: number): void {
+    this.visionPasses.set(pass, ms);
   }
 
   /** One line's share of a forward: its draft depth, how many were accepted, what it committed. */
@@ -61,6 +69,7 @@ export class SpecMetrics {
       meanAcceptanceLength: this.sequenceForwards ? this.committedTokens / this.sequenceForwards : 0,
       acceptanceByPosition: this.reached.map((n, i) => (this.acceptedAt[i] ?? 0) / n),
       decodeMs: this.decodeMs,
+      visionMs: [...this.visionPasses.values()].reduce((a, b) => a + b, 0),
     };
   }
 }

@@ -29,7 +29,7 @@ export const DecodingOptionsSchema = z.object({
   relaxed: z.object({
     topK: z.number().int().min(1).max(100).default(5),
     minRatio: z.number().gt(0).max(1).default(0.3),
-  }).default({}),
+  }).prefault({}),
   reference: z.string().max(2_000_000).optional(),
 }).strict();
 

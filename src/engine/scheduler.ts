@@ -88,6 +88,7 @@ export class Scheduler {
   private nextId = 1;
   private nextGroup = 0;
   private costs: CostTable | null = null;
+  private calibrating: Promise<CostTable> | null = null;
 
   constructor(private readonly bundle: Bundle, readonly opts: SchedulerOptions) {}
 
@@ -116,8 +117,16 @@ export class Scheduler {
    * Measure what a forward costs at a few batch sizes and tokens per row, so `auto` draft lengths weigh
    * acceptance against this machine's real cost. Runs once, on dummy inputs (cost does not depend on them).
    */
-  async calibrate(): Promise<CostTable> {
-    if (this.costs) return this.costs;
+  calibrate(): Promise<CostTable> {
+    // Concurrent requests share one calibration.
+    this.calibrating ??= this.measureCosts().catch((e: unknown) => {
+      this.calibrating = null;
+      throw e;
+    });
+    return this.calibrating;
+  }
+
+  private async measureCosts(): Promise<CostTable> {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
     const points: CostPoint[] = [];
@@ -148,10 +157,19 @@ export class Scheduler {
 
   private kick(): void {
     if (this.loop) return;
-    this.loop = this.run().finally(() => {
-      this.loop = null;
-      if (this.queue.length || this.seqs.some((s) => !s.done)) this.kick();
-    });
+    this.loop = this.run()
+      .catch((e: unknown) => {
+        // Nothing may escape the loop: fail what is in flight and waiting, keep the engine alive.
+        for (const s of this.seqs) if (!s.done) s.p.reject(e);
+        for (const p of this.queue.splice(0)) p.reject(e);
+        this.seqs = [];
+        this.cache = null;
+        this.vis = null;
+      })
+      .finally(() => {
+        this.loop = null;
+        if (this.queue.length || this.seqs.some((s) => !s.done)) this.kick();
+      });
   }
 
   private async run(): Promise<void> {
@@ -184,16 +202,20 @@ export class Scheduler {
     if (!this.queue.length || room <= 0) return;
     this.compact(true);
     const group = this.queue.splice(0, room);
+    try {
+      await this.join(group);
+    } catch (e) {
+      // The joining lines fail; the lines already decoding are untouched.
+      for (const p of group) p.reject(e);
+    }
+  }
+
+  /** One vision pass for a group of lines, then their rows join the batch. */
+  private async join(group: Pending[]): Promise<void> {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
-    let vis: VisualState;
     const t0 = performance.now();
-    try {
-      vis = await runVision(this.bundle, packBatch(group.map((p) => p.task.crop), { height, widthMultiple, maxWidth }));
-    } catch (e) {
-      for (const p of group) p.reject(e);
-      return;
-    }
+    const vis = await runVision(this.bundle, packBatch(group.map((p) => p.task.crop), { height, widthMultiple, maxWidth }));
     const ms = performance.now() - t0;
     const { bos, ctcBlank } = this.bundle.config.specialIds;
     const ctc = ctcGreedy(vis, ctcBlank);
@@ -254,6 +276,10 @@ export class Scheduler {
       if (s.p.task.signal?.aborted) this.finish(s, new EngineError('CANCELLED', 'decoding was cancelled'));
     }
     const batch = this.seqs.filter((s) => !s.done).length;
+    if (batch === 0) {
+      this.compact(true);
+      return; // everything in the batch was cancelled: no forward to run
+    }
     for (const s of this.seqs) {
       s.budget = s.done || s.p.task.drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs), s.limit - s.tokens.length);
     }
@@ -324,7 +350,15 @@ export class Scheduler {
       touched.add(s.p.task.metrics);
       s.policy.observe(draftDepth, verdict.accepted.length);
       s.p.task.drafter.observe?.(s, draft, verdict, committed);
-      if (fresh.length) s.p.task.onTokens?.(fresh, fromDraft);
+      if (fresh.length && s.p.task.onTokens) {
+        try {
+          s.p.task.onTokens(fresh, fromDraft);
+        } catch (e) {
+          // A caller's callback that throws ends its own line, not the batch.
+          this.finish(s, e);
+          return;
+        }
+      }
       if (finished) this.finish(s);
     });
     cache.commit(out.newK, out.newV, t, picks);

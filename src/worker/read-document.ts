@@ -53,7 +53,6 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
   opts.onOpen?.(source.pages);
   const context = new DocumentContext(engine.bundle.tokenizer, decoding?.reference);
   const metrics = new SpecMetrics();
-  let visionMs = 0;
   let lineCount = 0;
   // One failing page stops the decoding already started for the others.
   const stop = new AbortController();
@@ -77,7 +76,6 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
         signal: stop.signal,
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[]) => onTokens(index, line, text, fromDraft) } : {}),
       }).then((r) => {
-        visionMs += r.metrics.visionMs;
         let k = 0;
         const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {
           const line = r.lines[k++];
@@ -93,11 +91,16 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
   } catch (e) {
     stop.abort();
     await Promise.allSettled(pending);
+    opts.signal?.removeEventListener('abort', onAbort);
     throw e;
+  }
+  let pages: PageOut[];
+  try {
+    // The caller's cancel must still reach lines decoding after the last page was submitted.
+    pages = await Promise.all(pending);
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
   }
-  const pages = await Promise.all(pending);
   if (opts.signal?.aborted) throw new EngineError('CANCELLED', 'reading the document was cancelled');
   return {
     format: source.format,
@@ -105,6 +108,6 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
     pages,
     markdown: pages.map((p) => p.markdown).filter(Boolean).join('\n\n'),
     text: plainText(pages),
-    metrics: { lines: lineCount, visionMs, ...metrics.snapshot() },
+    metrics: { lines: lineCount, ...metrics.snapshot() },
   };
 }

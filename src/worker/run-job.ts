@@ -31,6 +31,10 @@ export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSigna
     return;
   }
   await store.update(jobId, { status: 'running' });
+  // Progress and events from inside decoding callbacks: a failed write is reported, never left unhandled.
+  const fire = (p: Promise<unknown>): void => {
+    p.catch((e: unknown) => deps.report?.(e, jobId));
+  };
   let pagesDone = 0;
   let pagesTotal = 0;
   try {
@@ -41,14 +45,14 @@ export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSigna
       signal,
       onOpen: (pages) => {
         pagesTotal = pages.length;
-        void store.update(jobId, { progress: { pagesDone, pagesTotal } });
+        fire(store.update(jobId, { progress: { pagesDone, pagesTotal } }));
       },
-      onTokens: (page, line, text, fromDraft) => void events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft] }),
+      onTokens: (page, line, text, fromDraft) => fire(events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft] })),
       onPage: (page) => {
         pagesDone++;
-        page.blocks.forEach((b) => void events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown }));
-        void events.publish(jobId, { type: 'page', page: page.index, markdown: page.markdown });
-        void store.update(jobId, { progress: { pagesDone, pagesTotal } });
+        page.blocks.forEach((b) => fire(events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown })));
+        fire(events.publish(jobId, { type: 'page', page: page.index, markdown: page.markdown }));
+        fire(store.update(jobId, { progress: { pagesDone, pagesTotal } }));
       },
     });
     const metrics = { ...doc.metrics };

@@ -55,3 +55,20 @@ export class OverlongDrafter implements Drafter {
     });
   }
 }
+
+/** Trees that break the contract: parents after their children, past the end, or below -1. */
+export class MalformedTreeDrafter implements Drafter {
+  readonly name = 'malformed';
+  private readonly next = rng(11);
+
+  constructor(private readonly vocab: number) {}
+
+  propose(seqs: readonly SequenceView[]): Draft[] {
+    return seqs.map((s) => {
+      const n = s.budget;
+      const tokens = Array.from({ length: n }, () => Math.floor(this.next() * this.vocab));
+      const parents = tokens.map((_, i) => [i - 1, i + 1, n + 3, -7, i][Math.floor(this.next() * 5)]);
+      return { tokens, parents };
+    });
+  }
+}

@@ -20,9 +20,8 @@ export class NgramDrafter implements Drafter {
       if (seq.budget <= 0 || seq.tokens.length < LOOKUP_MIN_N) return { tokens: [] };
       const doc = seq.context.history;
       const inDoc = doc.find(seq.tokens, MAX_N);
-      // The line's own earlier text, without its last token so the suffix cannot match itself.
-      const own = seq.tokens.slice(0, -1);
-      const inLine = findSuffix(own, seq.tokens, LOOKUP_MIN_N, MAX_N);
+      // The line's own earlier text (findSuffix only takes matches with a token after them, never the suffix itself).
+      const inLine = findSuffix(seq.tokens, seq.tokens, LOOKUP_MIN_N, MAX_N);
       if (inLine && (!inDoc || inLine.n > inDoc.n)) return { tokens: continuation(seq.tokens, inLine.end, seq.budget, this.eos) };
       if (inDoc) return { tokens: continuation(doc.tokens, inDoc.end, seq.budget, this.eos) };
       return { tokens: [] };
