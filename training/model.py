@@ -217,19 +217,20 @@ def visual_mask(widths, nv: int, stride: int = 4):
 def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: int):
     """Plain greedy AR decoding through the decoder contract (the same path the engine runs)."""
     b = pixels.shape[0]
+    dev = pixels.device
     vk, vv, ctc, vm = model.vision(pixels, widths)
     L, _, H, _, dh = vk.shape
-    cache_k = torch.zeros(L, b, H, max_len + 1, dh)
+    cache_k = torch.zeros(L, b, H, max_len + 1, dh, device=dev, dtype=vk.dtype)
     cache_v = torch.zeros_like(cache_k)
-    tok = torch.full((b, 1), bos, dtype=torch.long)
-    out = torch.zeros(b, max_len, dtype=torch.long)
-    done = torch.zeros(b, dtype=torch.bool)
+    tok = torch.full((b, 1), bos, dtype=torch.long, device=dev)
+    out = torch.zeros(b, max_len, dtype=torch.long, device=dev)
+    done = torch.zeros(b, dtype=torch.bool, device=dev)
     C = max_len + 1
     for step in range(max_len):
-        slots = torch.arange(C)
+        slots = torch.arange(C, device=dev)
         cache_bias = torch.where(slots < step, 0.0, NEG)[None, None, :].expand(b, 1, C)
-        attn_bias = torch.cat([cache_bias, torch.zeros(b, 1, 1)], dim=-1)
-        pos = torch.full((b, 1), step, dtype=torch.long)
+        attn_bias = torch.cat([cache_bias, torch.zeros(b, 1, 1, device=dev)], dim=-1)
+        pos = torch.full((b, 1), step, dtype=torch.long, device=dev)
         logits, _, nk, nvv, _ = model.decode(tok, pos, cache_k, cache_v, vk, vv, vm, attn_bias)
         cache_k[:, :, :, step] = nk[:, :, :, 0]
         cache_v[:, :, :, step] = nvv[:, :, :, 0]

@@ -18,6 +18,8 @@ WIDTH_MULTIPLE = 4
 MAX_WIDTH = 1600
 
 _FONT_DIRS = ["/usr/share/fonts", "/usr/share/texmf/fonts/opentype", "/usr/share/texlive/texmf-dist/fonts/opentype"]
+if os.environ.get("SPECULA_ASSETS"):  # a packed copy (training/pack_assets.py) on machines without the font packages
+    _FONT_DIRS = [os.path.join(os.environ["SPECULA_ASSETS"], "fonts")]
 # Decorative, symbol, math and small-caps faces: their glyphs do not spell the text they are given.
 _SKIP = ["caps", "math", "chorus", "z003", "d050000l", "standardsymbols", "dingbat", "symbol", "thin", "unsl",
          "dunh", "quot", "cantarell", "keyboard"]

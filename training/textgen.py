@@ -26,12 +26,26 @@ def _clean(s: str) -> str:
     return re.sub(r" +", " ", s).strip()
 
 
+# A packed copy of the corpora (training/pack_assets.py) for machines without Debian's packages.
+ASSETS = os.environ.get("SPECULA_ASSETS")
+
+
 class TextSource:
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
-        self.prose = self._load_prose()
-        self.words = self._load_words()
-        self.code = self._load_code()
+        if ASSETS:
+            self.prose, self.words, self.code = self._load_packed(ASSETS)
+        else:
+            self.prose = self._load_prose()
+            self.words = self._load_words()
+            self.code = self._load_code()
+
+    @staticmethod
+    def _load_packed(root: str):
+        def lines(name):
+            return [t for t in open(os.path.join(root, name), encoding="utf-8").read().split("\n") if t]
+        words = [lines(os.path.join("dict", f)) for f in sorted(os.listdir(os.path.join(root, "dict")))]
+        return lines("prose.txt"), words, lines("code.txt")
 
     # ---- corpora installed by Debian packages -------------------------------------------------
     @staticmethod

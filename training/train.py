@@ -7,6 +7,7 @@ Logs one JSON object per line to RUN/log.jsonl. Evaluates CER on held-out synthe
   nohup /usr/bin/python3 training/train.py --run training/runs/base --hours 2 > /tmp/train.out 2>&1 &
 """
 import argparse
+import contextlib
 import json
 import math
 import multiprocessing as mp
@@ -32,11 +33,12 @@ def curriculum(step: int, start: int, full: int, ramp: int) -> int:
 
 def evaluate(model, lines, batch: int = 32, max_len: int = 160):
     model.eval()
+    dev = next(model.parameters()).device
     refs, ar, ctc = [], [], []
     order = sorted(range(len(lines)), key=lambda i: lines[i][0].shape[1])
     for s in range(0, len(order), batch):
         b = collate([lines[i] for i in order[s: s + batch]])
-        out, ctc_logits, vm = greedy_decode(model, b["pixels"], b["widths"], max_len, charset.BOS, charset.EOS)
+        out, ctc_logits, vm = greedy_decode(model, b["pixels"].to(dev), b["widths"].to(dev), max_len, charset.BOS, charset.EOS)
         refs += b["texts"]
         ar += [charset.decode(r) for r in out.tolist()]
         ctc += [charset.decode(r) for r in ctc_greedy(ctc_logits, vm)]
@@ -52,7 +54,8 @@ def main():
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--warmup", type=int, default=300)
     ap.add_argument("--ctc-weight", type=float, default=0.5)
-    ap.add_argument("--pixel-budget", type=int, default=12000)
+    ap.add_argument("--pixel-budget", type=int, default=12000, help="sum of padded widths per batch")
+    ap.add_argument("--max-batch", type=int, default=48)
     ap.add_argument("--cur-start", type=int, default=16)
     ap.add_argument("--cur-full", type=int, default=120)
     ap.add_argument("--cur-ramp", type=int, default=2500)
@@ -61,6 +64,8 @@ def main():
     ap.add_argument("--guide-weight", type=float, default=0.0, help="CTC-guided attention loss weight")
     ap.add_argument("--guide-layer", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda (bf16 autocast)")
+    ap.add_argument("--workers", type=int, default=1, help="data-generating processes")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
@@ -69,18 +74,19 @@ def main():
     with open(os.path.join(args.run, "pid"), "w") as f:  # stop with: kill -TERM $(cat RUN/pid)
         f.write(str(os.getpid()))
     cfg = ModelConfig(vocab_size=len(charset.VOCAB))
-    model = OCRModel(cfg)
+    dev = torch.device(args.device)
+    model = OCRModel(cfg).to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
     step, seen = 0, 0
     last = os.path.join(args.run, "last.pt")
     if os.path.exists(last):
-        st = torch.load(last)
+        st = torch.load(last, map_location=dev)
         model.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
         step, seen = st["step"], st["seen"]
         print(f"resumed {last} at step {step}", flush=True)
     elif args.init:
-        st = torch.load(args.init)
+        st = torch.load(args.init, map_location=dev)
         model.load_state_dict(st["model"])
         step, seen = st.get("step", 0), st.get("seen", 0)
         print(f"initialised from {args.init} (step {step})", flush=True)
@@ -91,8 +97,8 @@ def main():
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "seen": seen,
                     "config": cfg.to_dict()}, tmp)
         os.replace(tmp, last)
-        torch.save({"model": model.state_dict(), "step": step, "seen": seen, "config": cfg.to_dict()},
-                   os.path.join(args.run, "weights.pt"))
+        cpu = {k: v.detach().cpu() for k, v in model.state_dict().items()}  # loadable anywhere
+        torch.save({"model": cpu, "step": step, "seen": seen, "config": cfg.to_dict()}, os.path.join(args.run, "weights.pt"))
 
     stop = {"now": False}
 
@@ -102,8 +108,9 @@ def main():
     signal.signal(signal.SIGINT, on_signal)
 
     max_chars = mp.Value("i", curriculum(step, args.cur_start, args.cur_full, args.cur_ramp))
-    ds = LineBatches(seed=args.seed * 7919 + step, max_chars=max_chars, pixel_budget=args.pixel_budget)
-    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1, prefetch_factor=4,
+    ds = LineBatches(seed=args.seed * 7919 + step, max_chars=max_chars, pixel_budget=args.pixel_budget,
+                     max_batch=args.max_batch, pool=max(384, 8 * args.max_batch))
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=4,
                                          persistent_workers=True)
     evalset = held_out()
     log = open(os.path.join(args.run, "log.jsonl"), "a")
@@ -114,8 +121,12 @@ def main():
         lr = args.lr * min(1.0, (step + 1) / args.warmup)
         for g in opt.param_groups:
             g["lr"] = lr
-        pix, widths, tin, tgt = batch["pixels"], batch["widths"], batch["tokens"], batch["targets"]
-        lm_logits, ctc_logits, vm, attn = model(pix, widths, tin, guide_layer=args.guide_layer)
+        pix, widths, tin, tgt = (batch[k].to(dev, non_blocking=True) for k in ("pixels", "widths", "tokens", "targets"))
+        amp = torch.autocast(device_type="cuda", dtype=torch.bfloat16) if dev.type == "cuda" else contextlib.nullcontext()
+        with amp:
+            lm_logits, ctc_logits, vm, attn = model(pix, widths, tin, guide_layer=args.guide_layer)
+        lm_logits, ctc_logits = lm_logits.float(), ctc_logits.float()
+        attn = attn.float() if attn is not None else None
         lm = F.cross_entropy(lm_logits.reshape(-1, lm_logits.shape[-1]), tgt.reshape(-1), ignore_index=charset.PAD)
         lp = F.log_softmax(ctc_logits, -1).transpose(0, 1)  # V,B,C
         tl = (tgt != charset.PAD) & (tgt != charset.EOS)
@@ -130,7 +141,7 @@ def main():
             tgts = [[c for c in row if c not in (charset.PAD, charset.EOS)] for row in tgt.tolist()]
             al = ctc_alignment(ctc_logits.detach(), vm, tgts)
             if al:
-                rb, ri, rp = (torch.tensor(x) for x in zip(*al))
+                rb, ri, rp = (torch.tensor(x, device=dev) for x in zip(*al))
                 nv = attn.shape[-1]
                 win = torch.stack([(rp + d).clamp(0, nv - 1) for d in (-1, 0, 1)], 1)
                 mass = attn[rb[:, None], ri[:, None], win].sum(1)
