@@ -4,6 +4,7 @@
 #   /usr/bin/python3 training/pack_assets.py --out training/assets        # once: fonts and corpora, ~42 MB
 #   device run: bash training/gpu.sh 8        with carry: ["training/assets"]
 # then copy the returned weights.pt over training/checkpoints/specula-line-base.pt and export (training/README.md).
+# Written for that machine but not yet run on one: the task that wrote it was lent no GPU.
 set -euo pipefail
 MINUTES=${1:-8}
 export SPECULA_ASSETS=training/assets
