@@ -100,9 +100,21 @@ function rowProfileOf(ink: InkMap, r: Box): Int32Array {
   return p;
 }
 
+/**
+ * Running text fills a wide column: most of its lines reach across most of a column at least a dozen line
+ * heights wide (table columns of numbers also fill their width, but are narrow).
+ */
+function isTextColumn(bands: Box[], part: Box, lh: number): boolean {
+  if (bands.length < 4 || part.width < 12 * lh) return false;
+  const full = bands.filter((b) => b.width >= 0.75 * part.width).length;
+  return full >= 0.6 * bands.length;
+}
+
 /** Do these side-by-side parts share their rows, as table columns do (and text columns, mostly, do not)? */
 function looksLikeTable(ink: InkMap, parts: Box[], page: { width: number }, lh: number): boolean {
-  const bands = parts.map((p) => lineBands(ink, p));
+  const bands = parts.map((p) => lineBands(ink, p, lh));
+  // A column of running text beside anything (another column, a sidebar) is a page layout, not a table.
+  if (bands.some((b, i) => isTextColumn(b, parts[i], lh))) return false;
   const narrow = parts.every((p) => p.width < 0.38 * page.width);
   if (parts.length < 3 && !narrow) return false; // two wide parts: text columns
   const centers = bands.flat().map((b) => b.y + b.height / 2).sort((a, b) => a - b);
@@ -199,7 +211,7 @@ const median = (xs: number[]): number => {
 };
 
 function tableOf(ink: InkMap, parts: Box[], lh: number, page: GrayPage): LayoutTable {
-  const bands = parts.map((p) => lineBands(ink, p));
+  const bands = parts.map((p) => lineBands(ink, p, lh));
   const centers = bands.flat().map((b) => b.y + b.height / 2).sort((a, b) => a - b);
   const rows: number[] = [];
   for (const c of centers) if (!rows.length || c - rows[rows.length - 1] > 0.6 * lh) rows.push(c);
@@ -223,7 +235,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
   const leaves = xyCut(ink, full, lh, page);
   const blocks: LayoutBlock[] = [];
   const bodyDensity: number[] = [];
-  const pending: { leaf: Leaf; bands: Box[] }[] = leaves.map((leaf) => ({ leaf, bands: leaf.kind === 'block' ? lineBands(ink, leaf.box) : [] }));
+  const pending: { leaf: Leaf; bands: Box[] }[] = leaves.map((leaf) => ({ leaf, bands: leaf.kind === 'block' ? lineBands(ink, leaf.box, lh) : [] }));
   for (const p of pending) for (const b of p.bands) bodyDensity.push(inkDensity(ink, b));
   const typicalDensity = median(bodyDensity);
   // Body text sets the scale: a width-weighted median, so long lines of running text outweigh short cells.
@@ -237,9 +249,11 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     const box = leaf.box;
     const lines = bands.map((b) => ({ band: b, box: padLine(b, page, undefined) }));
     const lineH = median(bands.map((b) => b.height));
-    // Pictures: a tall area of dense ink, or of "lines" far taller than text.
+    // A thin leaf without text is a rule or an ornament: nothing to read, nothing to keep.
+    if (!bands.length && box.height < 1.5 * pageLh) continue;
+    // Pictures: a tall area of dense ink, or of "lines" far taller than any title.
     const tall = box.height > 2.5 * pageLh;
-    if (!bands.length || (tall && inkDensity(ink, box) > 0.3) || (box.height > 4 * pageLh && lineH > 2.2 * pageLh)) {
+    if (!bands.length || (tall && inkDensity(ink, box) > 0.3) || (box.height > 4 * pageLh && lineH > 3.5 * pageLh)) {
       blocks.push({ type: 'figure', box, lines: [] });
       continue;
     }

@@ -39,8 +39,11 @@ export function rowProfile(ink: InkMap, r: Box): Int32Array {
   return rows;
 }
 
-/** Raw line bands of a region (no padding), for layout statistics and for boxing. */
-export function lineBands(ink: InkMap, r: Box): Box[] {
+/**
+ * Raw line bands of a region (no padding), for layout statistics and for boxing. `typical` is the page's line
+ * height where known: a region whose lines all touch (tight leading) has no typical band of its own.
+ */
+export function lineBands(ink: InkMap, r: Box, typical?: number): Box[] {
   const rows = rowProfile(ink, r);
   // Rows with a couple of ink pixels are noise, not text.
   const minRow = Math.max(2, Math.round(r.width * 0.0015));
@@ -64,14 +67,15 @@ export function lineBands(ink: InkMap, r: Box): Box[] {
   });
   if (!bands.length) return [];
   const heights = bands.map((b) => b.bottom - b.top).sort((a, b) => a - b);
-  const typical = heights[Math.floor(heights.length / 2)];
-  bands = bands.flatMap((b) => splitTall(b, rows, typical));
+  const own = heights[Math.floor(heights.length / 2)];
+  const lh = typical ? Math.min(typical, own) : own;
+  bands = bands.flatMap((b) => splitTall(b, rows, lh));
   // Accents or dots cut off above a line: fold a small band into the band just below it.
   const merged: Band[] = [];
   for (let i = 0; i < bands.length; i++) {
     const b = bands[i];
     const next = bands[i + 1];
-    if (next && b.bottom - b.top < 0.4 * typical && next.top - b.bottom < 0.3 * typical) {
+    if (next && b.bottom - b.top < 0.4 * lh && next.top - b.bottom < 0.3 * lh) {
       next.top = b.top;
       continue;
     }

@@ -1,0 +1,12 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { openSource } from './dist/src/document/source.js';
+import { analyzeLayout } from './dist/src/document/layout/analyze.js';
+const f = process.argv[2];
+const src = await openSource(readFileSync(f), f);
+const page = await src.render(0);
+const L = analyzeLayout(page);
+const color = { paragraph: 'blue', heading: 'red', table: 'green', figure: 'magenta', page_header: 'orange', page_footer: 'orange', list_item: 'cyan' };
+const rects = L.blocks.map((b, i) => `<rect x="${b.box.x}" y="${b.box.y}" width="${b.box.width}" height="${b.box.height}" fill="none" stroke="${color[b.type]}" stroke-width="4"/><text x="${b.box.x}" y="${b.box.y}" font-size="28" fill="${color[b.type]}">${i} ${b.type}</text>`).join('');
+const svg = `<svg width="${page.width}" height="${page.height}" xmlns="http://www.w3.org/2000/svg">${rects}</svg>`;
+await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).toColourspace("srgb").composite([{ input: Buffer.from(svg) }]).png().toBuffer().then((b) => sharp(b).resize({ width: 850 }).png().toFile(process.argv[3]));
