@@ -124,15 +124,24 @@ function looksLikeTable(ink: InkMap, parts: Box[], page: { width: number }, lh: 
   // Most parts have a line on most rows.
   let filled = 0;
   for (const pb of bands) for (const row of rows) if (pb.some((b) => Math.abs(b.y + b.height / 2 - row) <= 0.6 * lh)) filled++;
-  return filled >= 0.7 * rows.length * parts.length;
+  // Spanning header cells and grouped rows leave holes; text columns were excluded above.
+  return filled >= 0.5 * rows.length * parts.length;
 }
 
-function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; height: number }, depth = 0): Leaf[] {
+/** Vertical gaps of a region: wide enough to be gutters, or where a removed vertical rule stood. */
+function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): [number, number][] {
+  const ruled = vrules.filter((v) => v.x >= r.x && v.x < r.x + r.width && Math.min(v.y + v.height, r.y + r.height) - Math.max(v.y, r.y) >= 0.6 * r.height);
+  // Within one line ("5.1   Method", a label and its value) only a wide gap separates blocks.
+  const min = r.height < 1.6 * lh ? 3 * lh : lh;
+  return gaps(columnProfile(ink, r), 1).filter(([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b));
+}
+
+function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; height: number }, vrules: readonly Box[], depth = 0): Leaf[] {
   const r = trim(ink, region);
   if (!r) return [];
   if (depth > 40) return [{ kind: 'block', box: r }];
   // Column gutters first: a gap that runs the full height of the region.
-  const vgaps = gaps(columnProfile(ink, r), Math.max(6, Math.round(1.0 * lh)));
+  const vgaps = verticalGaps(ink, r, lh, vrules);
   if (vgaps.length) {
     const parts: Box[] = [];
     let x = r.x;
@@ -141,8 +150,10 @@ function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; heig
       x = r.x + b;
     }
     parts.push({ x, y: r.y, width: r.x + r.width - x, height: r.height });
-    if (looksLikeTable(ink, parts, page, lh)) return [{ kind: 'table', box: r, parts }];
-    return parts.flatMap((p) => xyCut(ink, p, lh, page, depth + 1));
+    // Slivers between doubled rules (what rule removal leaves of them) are not columns.
+    const real = parts.filter((p) => p.width >= 0.5 * lh && lineBands(ink, p, lh).length > 0);
+    if (real.length >= 2 && looksLikeTable(ink, real, page, lh)) return [{ kind: 'table', box: r, parts: real }];
+    return parts.flatMap((p) => xyCut(ink, p, lh, page, vrules, depth + 1));
   }
   // Then paragraph gaps: wider than the gap between two lines of one paragraph.
   const hgaps = gaps(rowProfileOf(ink, r), Math.max(4, Math.round(0.75 * lh)));
@@ -160,7 +171,7 @@ function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; heig
   let prevGutters: [number, number][] | null = null;
   for (const band of bands) {
     const t = trim(ink, band);
-    const g = t ? gaps(columnProfile(ink, t), Math.max(6, Math.round(1.0 * lh))).map(([a, b]): [number, number] => [t.x + a, t.x + b]) : [];
+    const g = t ? verticalGaps(ink, t, lh, vrules).map(([a, b]): [number, number] => [t.x + a, t.x + b]) : [];
     const last = merged[merged.length - 1];
     if (last && prevGutters && prevGutters.length && g.length && sameGutters(prevGutters, g)) {
       merged[merged.length - 1] = { x: r.x, y: last.y, width: r.width, height: band.y + band.height - last.y };
@@ -172,9 +183,9 @@ function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; heig
   }
   if (merged.length === 1) {
     // Every band shares the gutters, yet no gutter runs the full height (a line bridges it): cut at rows.
-    return bands.flatMap((b) => xyCut(ink, b, lh, page, depth + 1));
+    return bands.flatMap((b) => xyCut(ink, b, lh, page, vrules, depth + 1));
   }
-  return merged.flatMap((b) => xyCut(ink, b, lh, page, depth + 1));
+  return merged.flatMap((b) => xyCut(ink, b, lh, page, vrules, depth + 1));
 }
 
 /** Do two bands' gutter lists line up (each gutter of the shorter list overlaps one of the other)? */
@@ -229,10 +240,13 @@ function tableOf(ink: InkMap, parts: Box[], lh: number, page: GrayPage): LayoutT
 
 export function analyzeLayout(page: GrayPage): PageLayout {
   const ink = binarize(page);
-  const rules = removeRules(ink, Math.max(40, Math.round(0.15 * Math.min(page.width, page.height))));
   const full = { x: 0, y: 0, width: page.width, height: page.height };
-  const lh = median(lineBands(ink, full).map((b) => b.height)) || 20;
-  const leaves = xyCut(ink, full, lh, page);
+  // Rules are runs far longer than any letter's stroke: a few line heights (cell borders included).
+  const lh0 = median(lineBands(ink, full).map((b) => b.height)) || 20;
+  const rules = removeRules(ink, Math.max(40, Math.round(4 * lh0)));
+  const lh = median(lineBands(ink, full).map((b) => b.height)) || lh0;
+  const vrules = rules.filter((r) => r.orientation === 'vertical').map((r) => r.box);
+  const leaves = xyCut(ink, full, lh, page, vrules);
   const blocks: LayoutBlock[] = [];
   const bodyDensity: number[] = [];
   const pending: { leaf: Leaf; bands: Box[] }[] = leaves.map((leaf) => ({ leaf, bands: leaf.kind === 'block' ? lineBands(ink, leaf.box, lh) : [] }));

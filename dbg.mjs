@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { openSource } from './dist/src/document/source.js';
+import { binarize, removeRules } from './dist/src/document/layout/ink.js';
+import { lineBands } from './dist/src/document/layout/lines.js';
+const f = '../shared/eval/docling_pdfs/pdfs/2305.03393v1-pg9.pdf';
+const src = await openSource(readFileSync(f), f);
+const page = await src.render(0);
+const ink = binarize(page);
+const rules = removeRules(ink, Math.max(40, Math.round(0.15 * Math.min(page.width, page.height))));
+console.log('rules', rules.length, rules.filter(r=>r.orientation==='vertical').length);
+// table region approx y 920..1310 (850px image scale 2x)
+const r = { x: 380, y: 920, width: 950, height: 400 };
+const col = new Int32Array(r.width);
+for (let y = r.y; y < r.y + r.height; y++) for (let x = 0; x < r.width; x++) col[x] += ink.data[y * ink.width + r.x + x];
+let s = ''; for (let x = 0; x < r.width; x += 5) s += col[x] ? (col[x] > 50 ? '#' : '+') : '.';
+console.log(s);
+const row = new Int32Array(r.height);
+for (let y = 0; y < r.height; y++) for (let x = r.x; x < r.x + r.width; x++) row[y] += ink.data[(r.y + y) * ink.width + x];
+let t=''; for (let y = 0; y < r.height; y += 4) t += row[y] ? (row[y] > 300 ? '#' : '+') : '.';
+console.log(t);
