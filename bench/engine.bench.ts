@@ -6,17 +6,15 @@
  *   npm run bench                     # lines from ../shared/eval if present, else the sample page
  *   npm run bench -- --lines 64 --no-tesseract
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Engine } from '../src/engine/engine.js';
 import { KvCache } from '../src/engine/kv-cache.js';
 import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
 import { decoderStep } from '../src/engine/step.js';
 import { runVision } from '../src/engine/vision.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
-import { benchLines, tesseractLinesPerSecond } from './lines.js';
+import { benchArgs, benchLines, machine, tesseractLinesPerSecond, writeReport } from './lines.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -43,16 +41,9 @@ async function forwardMs(engine: Engine, crops: GrayCrop[], batch: number, newTo
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      lines: { type: 'string', default: '64' },
-      'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
-      'no-tesseract': { type: 'boolean', default: false },
-      out: { type: 'string', default: 'bench/results/engine.json' },
-    },
-  });
+  const args = benchArgs('bench/results/engine.json');
   const engine = await Engine.open();
-  const { source, crops, files } = await benchLines(engine, Number(values.lines), resolve(values['eval-dir']));
+  const { source, crops, files } = await benchLines(engine, args.lines, args.evalDir);
   const rows: Record<string, unknown>[] = [];
   const print: string[][] = [];
 
@@ -64,7 +55,7 @@ async function main(): Promise<void> {
     rows.push({ system: 'specula greedy AR', batch, lines: crops.length, seconds: s, linesPerSecond: crops.length / s, forwards: metrics.forwards, tokens: metrics.committedTokens, visionMs: metrics.visionMs, decodeMs: metrics.decodeMs, msPerForward: metrics.decodeMs / metrics.forwards });
     print.push([`specula greedy AR, batch ${batch}`, (crops.length / s).toFixed(2), (metrics.decodeMs / metrics.forwards).toFixed(2)]);
   }
-  const tess = values['no-tesseract'] ? null : await tesseractVersion();
+  const tess = args.tesseract ? await tesseractVersion() : null;
   if (tess) {
     const { seconds: s } = await tesseractLinesPerSecond(files);
     rows.push({ system: tess, batch: 1, lines: files.length, seconds: s, linesPerSecond: files.length / s });
@@ -72,7 +63,7 @@ async function main(): Promise<void> {
   }
 
   const forwards: Record<string, unknown>[] = [];
-  for (const batch of [1, 32]) {
+  for (const batch of args.batches) {
     const one = await forwardMs(engine, crops, batch, 1, 40, 20);
     const eight = await forwardMs(engine, crops, batch, 8, 40, 20);
     forwards.push({ batch, cacheLength: 40, msOneToken: one, msEightTokens: eight, ratio: eight / one });
@@ -83,13 +74,12 @@ async function main(): Promise<void> {
     created: new Date().toISOString(),
     model: engine.bundle.config.name,
     modelSteps: engine.bundle.config.training?.steps ?? null,
-    machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, onnxruntime-node CPU`,
+    machine: machine(),
     lines: source,
     throughput: rows,
     decoderForward: forwards,
   };
-  mkdirSync(resolve(values.out, '..'), { recursive: true });
-  writeFileSync(values.out, JSON.stringify(report, null, 2));
+  writeReport(args.out, report);
   console.log(`lines: ${source}\n`);
   console.log('| system | lines/s | ms per decoder forward |\n|---|---|---|');
   for (const p of print) console.log(`| ${p.join(' | ')} |`);
@@ -98,7 +88,7 @@ async function main(): Promise<void> {
     const r = f as { batch: number; msOneToken: number; msEightTokens: number; ratio: number };
     console.log(`| ${r.batch} | ${r.msOneToken.toFixed(2)} | ${r.msEightTokens.toFixed(2)} | ${r.ratio.toFixed(2)}x |`);
   }
-  console.log(`\nwritten to ${values.out}`);
+  console.log(`\nwritten to ${args.out}`);
   if (files[0]?.includes('specula-bench-')) rmSync(resolve(files[0], '..'), { recursive: true, force: true });
 }
 

@@ -1,7 +1,8 @@
 /** Real line crops for benchmarks (the evaluation set's docbank lines, else the sample page) and tesseract timing. */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { cropLine, cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
@@ -54,4 +55,39 @@ export async function tesseractLinesPerSecond(files: readonly string[]): Promise
   const texts: string[] = [];
   for (const f of files) texts.push(await tesseractRead(f, 7));
   return { seconds: (performance.now() - t0) / 1000, texts };
+}
+
+export interface BenchArgs {
+  lines: number;
+  evalDir: string;
+  tesseract: boolean;
+  out: string;
+  batches: number[];
+}
+
+/** The options every benchmark takes: how many lines, from where, with tesseract or not, where the JSON goes. */
+export function benchArgs(defaultOut: string): BenchArgs {
+  const { values } = parseArgs({
+    options: {
+      lines: { type: 'string', default: '64' },
+      'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
+      'no-tesseract': { type: 'boolean', default: false },
+      batches: { type: 'string', default: '1,32' },
+      out: { type: 'string', default: defaultOut },
+    },
+  });
+  return {
+    lines: Number(values.lines),
+    evalDir: resolve(values['eval-dir']),
+    tesseract: !values['no-tesseract'],
+    out: values.out,
+    batches: values.batches.split(',').map(Number),
+  };
+}
+
+export const machine = (): string => `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, onnxruntime-node CPU`;
+
+export function writeReport(out: string, report: unknown): void {
+  mkdirSync(dirname(resolve(out)), { recursive: true });
+  writeFileSync(out, JSON.stringify(report, null, 2));
 }

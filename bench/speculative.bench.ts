@@ -7,15 +7,11 @@
  *   npm run bench:spec                        # docbank lines from ../shared/eval if present
  *   npm run bench:spec -- --lines 32 --no-tesseract
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Engine } from '../src/engine/engine.js';
 import type { DecodingOptionsInput } from '../src/engine/options.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
-import { benchLines, tesseractLinesPerSecond } from './lines.js';
+import { benchArgs, benchLines, machine, tesseractLinesPerSecond, writeReport } from './lines.js';
 
 interface Config {
   name: string;
@@ -24,17 +20,9 @@ interface Config {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      lines: { type: 'string', default: '64' },
-      'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
-      'no-tesseract': { type: 'boolean', default: false },
-      batches: { type: 'string', default: '1,32' },
-      out: { type: 'string', default: 'bench/results/speculative.json' },
-    },
-  });
+  const args = benchArgs('bench/results/speculative.json');
   const engine = await Engine.open();
-  const bl = await benchLines(engine, Number(values.lines), resolve(values['eval-dir']));
+  const bl = await benchLines(engine, args.lines, args.evalDir);
   // What a PDF text layer would give: the lines' true text, as one document.
   const reference = bl.truth.join('\n');
   const configs: Config[] = [
@@ -46,7 +34,7 @@ async function main(): Promise<void> {
     { name: 'reference + greedy, auto', decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 'auto', reference }, lossless: true },
     { name: 'ctc + relaxed (k=5, r=0.3), 8', decoding: { drafter: 'ctc', verifier: 'relaxed', draftLength: 8, relaxed: { topK: 5, minRatio: 0.3 } }, lossless: false },
   ];
-  const batches = values.batches.split(',').map(Number);
+  const batches = args.batches;
   const rows: Record<string, number | string | boolean>[] = [];
   for (const batch of batches) {
     engine.maxBatch = batch;
@@ -78,7 +66,7 @@ async function main(): Promise<void> {
       process.stderr.write(`batch ${batch}: ${c.name} done\n`);
     }
   }
-  const tess = values['no-tesseract'] ? null : await tesseractVersion();
+  const tess = args.tesseract ? await tesseractVersion() : null;
   let tessRow: Record<string, number | string> | null = null;
   if (tess) {
     const { seconds, texts } = await tesseractLinesPerSecond(bl.files);
@@ -89,14 +77,13 @@ async function main(): Promise<void> {
     created: new Date().toISOString(),
     model: engine.bundle.config.name,
     modelSteps: engine.bundle.config.training?.steps ?? null,
-    machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, onnxruntime-node CPU`,
+    machine: machine(),
     lines: bl.source,
     notes: 'tokensPerForward counts the bonus token (AR = 1.0); decodeSpeedup is decode time of AR / this config at the same batch; changedVsAr is CER of this output against AR output (0 = byte-identical).',
     rows,
     tesseract: tessRow,
   };
-  mkdirSync(resolve(values.out, '..'), { recursive: true });
-  writeFileSync(values.out, JSON.stringify(report, null, 2));
+  writeReport(args.out, report);
   const pct = (x: unknown): string => `${(100 * Number(x)).toFixed(2)}%`;
   console.log(`lines: ${bl.source}; model ${report.model} (step ${report.modelSteps})\n`);
   console.log('| config | batch | tokens/forward | decode speedup vs AR | lines/s | CER | text changed vs AR | acceptance by position |');
@@ -105,7 +92,7 @@ async function main(): Promise<void> {
     console.log(`| ${r.config} | ${r.batch} | ${Number(r.tokensPerForward).toFixed(2)} | ${Number(r.decodeSpeedup).toFixed(2)}x | ${Number(r.linesPerSecond).toFixed(2)} | ${pct(r.cer)} | ${pct(r.changedVsAr)} | ${r.acceptanceByPosition} |`);
   }
   if (tessRow) console.log(`| ${tessRow.system} (--psm 7) | 1 | - | - | ${Number(tessRow.linesPerSecond).toFixed(2)} | ${pct(tessRow.cer)} | - | - |`);
-  console.log(`\nwritten to ${values.out}`);
+  console.log(`\nwritten to ${args.out}`);
 }
 
 await main();
