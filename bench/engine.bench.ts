@@ -14,7 +14,7 @@ import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
 import { decoderStep } from '../src/engine/step.js';
 import { runVision } from '../src/engine/vision.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
-import { benchArgs, benchLines, machine, tesseractLinesPerSecond, writeReport } from './lines.js';
+import { benchArgs, benchLines, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -71,10 +71,7 @@ async function main(): Promise<void> {
   await engine.close();
 
   const report = {
-    created: new Date().toISOString(),
-    model: engine.bundle.config.name,
-    modelSteps: engine.bundle.config.training?.steps ?? null,
-    machine: machine(),
+    ...reportHeader(engine),
     lines: source,
     throughput: rows,
     decoderForward: forwards,

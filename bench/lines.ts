@@ -85,7 +85,15 @@ export function benchArgs(defaultOut: string): BenchArgs {
   };
 }
 
-export const machine = (): string => `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, onnxruntime-node CPU`;
+/** When, with which model (and how trained), on what machine. */
+export function reportHeader(engine: Engine): Record<string, unknown> {
+  return {
+    created: new Date().toISOString(),
+    model: engine.bundle.config.name,
+    modelSteps: engine.bundle.config.training?.steps ?? null,
+    machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, onnxruntime-node CPU`,
+  };
+}
 
 export function writeReport(out: string, report: unknown): void {
   mkdirSync(dirname(resolve(out)), { recursive: true });

@@ -11,7 +11,7 @@ import { Engine } from '../src/engine/engine.js';
 import type { DecodingOptionsInput } from '../src/engine/options.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
-import { benchArgs, benchLines, machine, tesseractLinesPerSecond, writeReport } from './lines.js';
+import { benchArgs, benchLines, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
 
 interface Config {
   name: string;
@@ -74,10 +74,7 @@ async function main(): Promise<void> {
   }
   await engine.close();
   const report = {
-    created: new Date().toISOString(),
-    model: engine.bundle.config.name,
-    modelSteps: engine.bundle.config.training?.steps ?? null,
-    machine: machine(),
+    ...reportHeader(engine),
     lines: bl.source,
     notes: 'tokensPerForward counts the bonus token (AR = 1.0); decodeSpeedup is decode time of AR / this config at the same batch; changedVsAr is CER of this output against AR output (0 = byte-identical).',
     rows,
