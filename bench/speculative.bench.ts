@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   };
   writeReport(args.out, report);
   const pct = (x: unknown): string => `${(100 * Number(x)).toFixed(2)}%`;
-  console.log(`lines: ${bl.source}; model ${report.model} (step ${report.modelSteps})\n`);
+  console.log(`lines: ${bl.source}; model ${engine.bundle.config.name} (step ${String(engine.bundle.config.training?.steps)})\n`);
   console.log('| config | batch | tokens/forward | decode speedup vs AR | lines/s | CER | text changed vs AR | acceptance by position |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
