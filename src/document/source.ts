@@ -5,7 +5,7 @@
  */
 import * as mupdf from 'mupdf';
 import sharp from 'sharp';
-import { decodeImage, type GrayPage, type ImageLimits } from './decode-image.js';
+import { decodeImage, DEFAULT_LIMITS, type GrayPage, type ImageLimits } from './decode-image.js';
 import { DocumentError } from './errors.js';
 import { parsePageRange } from './page-range.js';
 import { sniffFormat, type SniffedFormat } from './sniff.js';
@@ -17,7 +17,7 @@ export interface SourceLimits extends ImageLimits {
   pdfDpi: number;
 }
 
-export const DEFAULT_SOURCE_LIMITS: SourceLimits = { maxPixels: 100_000_000, maxPages: 500, pdfDpi: 200 };
+export const DEFAULT_SOURCE_LIMITS: SourceLimits = { ...DEFAULT_LIMITS, maxPages: 500, pdfDpi: 200 };
 
 export interface DocumentSource {
   format: SniffedFormat;

@@ -8,7 +8,7 @@
  */
 import type { GrayPage } from '../decode-image.js';
 import { binarize, type Box, type InkMap, removeRules, type Rule } from './ink.js';
-import { lineBands, padLine } from './lines.js';
+import { lineBands, padLine, rowProfile } from './lines.js';
 
 export type BlockType = 'heading' | 'paragraph' | 'list_item' | 'table' | 'figure' | 'page_header' | 'page_footer' | 'page_number';
 
@@ -89,17 +89,6 @@ function columnProfile(ink: InkMap, r: Box): Int32Array {
   return p;
 }
 
-function rowProfileOf(ink: InkMap, r: Box): Int32Array {
-  const p = new Int32Array(r.height);
-  for (let y = 0; y < r.height; y++) {
-    const base = (r.y + y) * ink.width + r.x;
-    let n = 0;
-    for (let x = 0; x < r.width; x++) n += ink.data[base + x];
-    p[y] = n;
-  }
-  return p;
-}
-
 /**
  * Running text fills a wide column: most of its lines reach across most of a column at least a dozen line
  * heights wide (table columns of numbers also fill their width, but are narrow).
@@ -156,7 +145,7 @@ function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; heig
     return parts.flatMap((p) => xyCut(ink, p, lh, page, vrules, depth + 1));
   }
   // Then paragraph gaps: wider than the gap between two lines of one paragraph.
-  const hgaps = gaps(rowProfileOf(ink, r), Math.max(4, Math.round(0.75 * lh)));
+  const hgaps = gaps(rowProfile(ink, r).subarray(r.y, r.y + r.height), Math.max(4, Math.round(0.75 * lh)));
   if (!hgaps.length) return [{ kind: 'block', box: r }];
   const bands: Box[] = [];
   let y = r.y;
