@@ -1,7 +1,8 @@
-/** `specula <command>`: parse documents, check a bundle, evaluate. */
+/** `specula <command>`: parse documents, serve the API, check a bundle, evaluate. */
 import { checkBundleCommand } from './check-bundle.js';
 import { evalCommand } from './eval.js';
 import { parseCommand } from './parse.js';
+import { serveCommand } from './serve.js';
 
 const USAGE = `usage:
   specula parse FILE... [--format markdown|json|text] [--json] [--pages 0,2-4] [--drop-headers]
@@ -9,12 +10,14 @@ const USAGE = `usage:
                 [--drafter none|ctc|ngram|reference] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
                 [--top-k K --min-ratio R (relaxed)] [--reference TEXTFILE]
   specula eval [--eval-dir DIR] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
-  specula check-bundle [DIR]`;
+  specula check-bundle [DIR]
+  specula serve                (the GraphQL API on PORT, default 4000; settings from the environment)`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   parse: parseCommand,
   eval: evalCommand,
   'check-bundle': checkBundleCommand,
+  serve: serveCommand,
 };
 
 async function main(): Promise<void> {

@@ -17,6 +17,7 @@ const FileRef = z.object({ path: z.string().min(1), sha256: z.string().regex(/^[
 export const BundleConfigSchema = z.object({
   name: z.string(),
   format: z.literal(1),
+  created: z.string().optional(),
   vocab: z.array(z.string()).min(6),
   specialIds: z.object({
     pad: z.number().int(),

@@ -9,7 +9,7 @@ import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
 import type { GrayCrop, ImageSpec } from './preprocess.js';
 import { createDrafter, createVerifier } from './registry.js';
-import { Scheduler } from './scheduler.js';
+import { type ForwardObservation, Scheduler } from './scheduler.js';
 
 export interface LineReading {
   text: string;
@@ -71,6 +71,12 @@ export class Engine {
   /** Lines queued and in the batch, and decoder forwards run so far (all requests together). */
   get stats(): { queued: number; active: number; forwards: number } {
     return { ...this.scheduler.load, forwards: this.scheduler.forwards };
+  }
+
+  /** Watch every decoder forward (for metrics); returns the function that stops watching. */
+  observeForwards(observer: (o: ForwardObservation) => void): () => void {
+    this.scheduler.observers.add(observer);
+    return () => this.scheduler.observers.delete(observer);
   }
 
   /** Validate decoding options against this bundle (throws INVALID_OPTIONS listing the choices). */

@@ -9,8 +9,11 @@ import { MAX_DRAFT_LENGTH, type DraftLengthSetting } from './draft-length.js';
 
 export const DRAFTERS = ['none', 'ctc', 'ngram', 'reference', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'] as const;
 export const VERIFIERS = ['greedy', 'tree', 'relaxed'] as const;
+/** Which visual tokens each step attends to. Only the full set is built; selection (focal pruning) is issue 8. */
+export const VISUAL_TOKENS = ['all'] as const;
 export type DrafterName = (typeof DRAFTERS)[number];
 export type VerifierName = (typeof VERIFIERS)[number];
+export type VisualTokensName = (typeof VISUAL_TOKENS)[number];
 
 /** Drafters that need a head the bundle may not have. */
 const NEEDS_HEAD: Partial<Record<DrafterName, 'mtp' | 'diffusion'>> = {
@@ -25,6 +28,7 @@ const list = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', 
 export const DecodingOptionsSchema = z.object({
   drafter: z.string().default('none'),
   verifier: z.string().default('greedy'),
+  visualTokens: z.string().default('all'),
   draftLength: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_DRAFT_LENGTH)]).default('auto'),
   relaxed: z.object({
     topK: z.number().int().min(1).max(100).default(5),
@@ -40,6 +44,7 @@ export interface DecodingOptions {
   verifier: VerifierName;
   draftLength: DraftLengthSetting;
   relaxed: { topK: number; minRatio: number };
+  visualTokens: VisualTokensName;
   reference?: string;
 }
 
@@ -55,6 +60,9 @@ export function resolveDecoding(input: DecodingOptionsInput | undefined, config:
   }
   if (!(VERIFIERS as readonly string[]).includes(o.verifier)) {
     throw new EngineError('INVALID_OPTIONS', `unknown verifier "${o.verifier}"; the verifiers are ${list(VERIFIERS)}`);
+  }
+  if (!(VISUAL_TOKENS as readonly string[]).includes(o.visualTokens)) {
+    throw new EngineError('INVALID_OPTIONS', `unknown visualTokens "${o.visualTokens}"; the choices are ${list(VISUAL_TOKENS)}`);
   }
   const drafter = o.drafter as DrafterName;
   const head = NEEDS_HEAD[drafter];
@@ -72,5 +80,22 @@ export function resolveDecoding(input: DecodingOptionsInput | undefined, config:
   if (o.verifier === 'relaxed' && drafter === 'none') {
     throw new EngineError('INVALID_OPTIONS', 'verifier "relaxed" has nothing to relax without a drafter; choose a drafter other than "none", or verifier "greedy"');
   }
-  return { drafter, verifier: o.verifier as VerifierName, draftLength: o.draftLength, relaxed: o.relaxed, reference: o.reference };
+  return { drafter, verifier: o.verifier as VerifierName, draftLength: o.draftLength, relaxed: o.relaxed, visualTokens: o.visualTokens as VisualTokensName, reference: o.reference };
+}
+
+export interface DrafterAvailability {
+  name: DrafterName;
+  available: boolean;
+  /** Why it cannot be used with this bundle, when it cannot. */
+  reason?: string;
+}
+
+/** What a client may choose with this bundle: every drafter, and whether this bundle can run it. */
+export function strategies(config: BundleConfig): { drafters: DrafterAvailability[]; verifiers: VerifierName[]; visualTokens: VisualTokensName[] } {
+  const drafters = DRAFTERS.map((name): DrafterAvailability => {
+    const head = NEEDS_HEAD[name] ?? (name === 'ctc' ? 'ctc' : undefined);
+    if (head && !config.heads[head]) return { name, available: false, reason: `bundle "${config.name}" has no ${head} head` };
+    return { name, available: true };
+  });
+  return { drafters, verifiers: [...VERIFIERS], visualTokens: [...VISUAL_TOKENS] };
 }

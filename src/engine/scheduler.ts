@@ -79,6 +79,16 @@ export interface SchedulerOptions {
   maxBatch: number;
 }
 
+/** One decoder forward, as observers (metrics exporters) see it. */
+export interface ForwardObservation {
+  ms: number;
+  /** Lines in the batch, and the tokens fed per line (1 + the longest draft). */
+  rows: number;
+  width: number;
+  /** Tokens committed across the batch by this forward. */
+  committed: number;
+}
+
 export class Scheduler {
   private queue: Pending[] = [];
   private seqs: Sequence[] = [];
@@ -94,6 +104,9 @@ export class Scheduler {
 
   /** Decoder forwards run since the engine opened (all requests together). */
   forwards = 0;
+
+  /** Called after every decoder forward; an observer that throws is ignored. */
+  readonly observers = new Set<(o: ForwardObservation) => void>();
 
   /** Lines waiting plus lines in the batch. */
   get load(): { queued: number; active: number } {
@@ -319,6 +332,8 @@ export class Scheduler {
 
     const picks: number[][] = this.seqs.map(() => []);
     const touched = new Set<SpecMetrics>();
+    let committedTotal = 0;
+    const rows = this.seqs.filter((s) => !s.done).length;
     this.seqs.forEach((s, r) => {
       if (s.done) return;
       const draft = drafts[r];
@@ -344,6 +359,7 @@ export class Scheduler {
         }
       }
       s.tokens.push(...fresh);
+      committedTotal += committed.length;
       s.last = verdict.bonus;
       const draftDepth = draft.tokens.length ? Math.max(...depth[r]) : 0;
       s.p.task.metrics.row(draftDepth, draft.tokens.length, verdict.accepted.length, committed.length);
@@ -363,6 +379,13 @@ export class Scheduler {
     });
     cache.commit(out.newK, out.newV, t, picks);
     for (const m of touched) m.forward(ms);
+    for (const o of this.observers) {
+      try {
+        o({ ms, rows, width: t, committed: committedTotal });
+      } catch {
+        // metrics must never break decoding
+      }
+    }
     this.compact(this.queue.length > 0);
   }
 }

@@ -5,10 +5,17 @@ export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancell
 
 export const FINISHED: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
 
+/** What a job's result keeps: the page tree is always kept; these say which whole-document renderings. */
+export type OutputFormat = 'markdown' | 'text' | 'json';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['markdown', 'text', 'json'];
+
 export interface JobInput {
   fileName: string;
   size: number;
+  /** How the bytes arrived. */
+  source?: 'upload' | 'base64' | 'url';
   pages?: string;
+  formats?: OutputFormat[];
   decoding?: DecodingOptionsInput;
   dropHeadersFooters?: boolean;
 }
@@ -24,6 +31,51 @@ export interface JobError {
   message: string;
 }
 
+export interface BoxResult {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface LineResult {
+  box: BoxResult;
+  text: string;
+  confidence?: number;
+}
+
+export interface BlockResult {
+  type: string;
+  box: BoxResult;
+  order: number;
+  level?: number;
+  markdown: string;
+  confidence: number | null;
+  lines: LineResult[];
+  cells?: string[][];
+}
+
+export interface PageResult {
+  index: number;
+  width: number;
+  height: number;
+  markdown: string;
+  blocks: BlockResult[];
+}
+
+export interface JobResult {
+  format: string;
+  pageCount: number;
+  /** Pages → blocks → lines, always kept (the API's structured view). */
+  pages: PageResult[];
+  /** The whole document, in the formats the job asked for. */
+  markdown?: string;
+  text?: string;
+  document?: unknown;
+  /** Speculation metrics of the whole job. */
+  metrics: Record<string, unknown>;
+}
+
 export interface JobRecord {
   id: string;
   tenant: string;
@@ -32,7 +84,6 @@ export interface JobRecord {
   updatedAt: string;
   input: JobInput;
   progress: JobProgress;
-  /** The document as markdown and as the JSON block tree, with the speculation metrics. */
-  result?: { markdown: string; document: unknown; metrics: Record<string, unknown> };
+  result?: JobResult;
   error?: JobError;
 }

@@ -1,7 +1,7 @@
 /** The embedded job store: a map in this process, for the default no-services mode. */
 import { randomUUID } from 'node:crypto';
-import type { JobInput, JobRecord } from './job.js';
-import type { JobPage, JobStore } from './store.js';
+import type { JobInput, JobRecord, JobStatus } from './job.js';
+import type { JobPage, JobPatch, JobStore } from './store.js';
 
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, JobRecord>();
@@ -18,6 +18,10 @@ export class MemoryJobStore implements JobStore {
   async get(tenant: string, id: string): Promise<JobRecord | null> {
     const job = this.jobs.get(id);
     return job && job.tenant === tenant ? structuredClone(job) : null;
+  }
+
+  async getMany(tenant: string, ids: readonly string[]): Promise<(JobRecord | null)[]> {
+    return Promise.all(ids.map((id) => this.get(tenant, id)));
   }
 
   async load(id: string): Promise<JobRecord | null> {
@@ -37,7 +41,13 @@ export class MemoryJobStore implements JobStore {
     };
   }
 
-  async update(id: string, patch: Partial<Omit<JobRecord, 'id' | 'tenant' | 'createdAt'>>): Promise<JobRecord> {
+  async transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null> {
+    const job = this.jobs.get(id);
+    if (!job || !from.includes(job.status)) return null;
+    return this.update(id, patch);
+  }
+
+  async update(id: string, patch: JobPatch): Promise<JobRecord> {
     const job = this.jobs.get(id);
     if (!job) throw new Error(`no job ${id}`);
     Object.assign(job, structuredClone(patch), { updatedAt: new Date().toISOString() });

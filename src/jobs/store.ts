@@ -1,5 +1,7 @@
 /** Where job records live. Every read is scoped to a tenant: another tenant's job simply does not exist. */
-import type { JobInput, JobRecord } from './job.js';
+import type { JobInput, JobRecord, JobStatus } from './job.js';
+
+export type JobPatch = Partial<Omit<JobRecord, 'id' | 'tenant' | 'createdAt'>>;
 
 export interface JobPage {
   jobs: JobRecord[];
@@ -11,9 +13,16 @@ export interface JobPage {
 export interface JobStore {
   create(tenant: string, input: JobInput): Promise<JobRecord>;
   get(tenant: string, id: string): Promise<JobRecord | null>;
+  /** Several jobs in one round trip, in the order asked (null where a job does not exist for this tenant). */
+  getMany(tenant: string, ids: readonly string[]): Promise<(JobRecord | null)[]>;
   /** Newest first. */
   list(tenant: string, first: number, after?: string): Promise<JobPage>;
   /** For workers, which act on any tenant's job by id. */
-  update(id: string, patch: Partial<Omit<JobRecord, 'id' | 'tenant' | 'createdAt'>>): Promise<JobRecord>;
+  update(id: string, patch: JobPatch): Promise<JobRecord>;
+  /**
+   * Apply `patch` only if the job's status is one of `from`, atomically; null when it was not (someone else
+   * moved it first). Status changes go through here, so a job is cancelled, started or finished exactly once.
+   */
+  transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null>;
   load(id: string): Promise<JobRecord | null>;
 }

@@ -4,9 +4,11 @@
  * failing job records a typed error; it never throws out of here.
  */
 import { DocumentError } from '../document/errors.js';
+import type { SourceLimits } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import type { BlobStore } from '../jobs/blob-store.js';
+import { OUTPUT_FORMATS } from '../jobs/job.js';
 import type { EventLog } from '../jobs/events.js';
 import type { JobStore } from '../jobs/store.js';
 import { readDocument } from './read-document.js';
@@ -16,21 +18,38 @@ export interface WorkerDeps {
   store: JobStore;
   blobs: BlobStore;
   events: EventLog;
+  /** Pages, pixels and rendering limits for the documents this worker reads. */
+  limits?: SourceLimits;
   /** Unexpected errors (not the input's fault) go here, e.g. to Sentry. */
   report?: (error: unknown, jobId: string) => void;
 }
 
 export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Promise<void> {
+  try {
+    await readJob(deps, jobId, signal);
+  } catch (e) {
+    // Not the document's fault and not decoding's: a backend broke. The job still ends, as INTERNAL.
+    deps.report?.(e, jobId);
+    const error = { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
+    try {
+      if (await deps.store.transition(jobId, ['queued', 'running'], { status: 'failed', error })) await deps.events.publish(jobId, { type: 'failed', ...error });
+    } catch (e2) {
+      deps.report?.(e2, jobId);
+    }
+  }
+}
+
+async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Promise<void> {
   const { store, events, blobs, engine } = deps;
   const job = await store.load(jobId);
   if (!job || job.status !== 'queued') return; // cancelled while waiting, or already taken
   const bytes = await blobs.get(jobId);
   if (!bytes) {
-    await store.update(jobId, { status: 'failed', error: { code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' } });
-    await events.publish(jobId, { type: 'failed', code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' });
+    const error = { code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' };
+    if (await store.transition(jobId, ['queued'], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
     return;
   }
-  await store.update(jobId, { status: 'running' });
+  if (!(await store.transition(jobId, ['queued'], { status: 'running' }))) return; // cancelled just now
   // Progress and events from inside decoding callbacks: a failed write is reported, never left unhandled.
   const fire = (p: Promise<unknown>): void => {
     p.catch((e: unknown) => deps.report?.(e, jobId));
@@ -42,6 +61,7 @@ export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSigna
       pages: job.input.pages,
       decoding: job.input.decoding,
       dropHeadersFooters: job.input.dropHeadersFooters,
+      ...(deps.limits ? { limits: deps.limits } : {}),
       signal,
       onOpen: (pages) => {
         pagesTotal = pages.length;
@@ -56,24 +76,31 @@ export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSigna
       },
     });
     const metrics = { ...doc.metrics };
-    await store.update(jobId, {
+    const formats = new Set(job.input.formats ?? OUTPUT_FORMATS);
+    const done = await store.transition(jobId, ['running'], {
       status: 'succeeded',
       progress: { pagesDone: doc.pages.length, pagesTotal: doc.pages.length },
-      result: { markdown: doc.markdown, document: { format: doc.format, pageCount: doc.pageCount, pages: doc.pages }, metrics },
+      result: {
+        format: doc.format,
+        pageCount: doc.pageCount,
+        pages: doc.pages,
+        ...(formats.has('markdown') ? { markdown: doc.markdown } : {}),
+        ...(formats.has('text') ? { text: doc.text } : {}),
+        ...(formats.has('json') ? { document: { format: doc.format, pageCount: doc.pageCount, pages: doc.pages } } : {}),
+        metrics,
+      },
     });
-    await events.publish(jobId, { type: 'done', metrics });
+    if (done) await events.publish(jobId, { type: 'done', metrics });
   } catch (e) {
     if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
-      await store.update(jobId, { status: 'cancelled' });
-      await events.publish(jobId, { type: 'cancelled' });
+      if (await store.transition(jobId, ['running'], { status: 'cancelled' })) await events.publish(jobId, { type: 'cancelled' });
       return;
     }
     const typed = e instanceof DocumentError || e instanceof EngineError;
     if (!typed) deps.report?.(e, jobId);
     const error = typed ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
-    await store.update(jobId, { status: 'failed', error });
-    await events.publish(jobId, { type: 'failed', ...error });
+    if (await store.transition(jobId, ['running'], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
   } finally {
-    await blobs.delete(jobId);
+    await blobs.delete(jobId).catch((e: unknown) => deps.report?.(e, jobId));
   }
 }

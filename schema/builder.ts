@@ -1,0 +1,64 @@
+/** The schema builder and its plugins; no types here (each domain type has its own file). */
+import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
+import DataloaderPlugin from '@pothos/plugin-dataloader';
+import ErrorsPlugin from '@pothos/plugin-errors';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import TracingPlugin, { isRootField } from '@pothos/plugin-tracing';
+import ZodPlugin from '@pothos/plugin-zod';
+import { createSentryWrapper } from '@pothos/tracing-sentry';
+import { GraphQLError } from 'graphql';
+import type { RequestContext } from '../src/resolvers/context.js';
+
+const traceResolver = createSentryWrapper({ includeArgs: false, includeSource: false });
+
+export const builder = new SchemaBuilder<{
+  Context: RequestContext;
+  AuthScopes: { tenant: boolean };
+  AuthContexts: { tenant: RequestContext & { tenant: string } };
+  Scalars: {
+    File: { Input: File; Output: never };
+    JSON: { Input: unknown; Output: unknown };
+    DateTime: { Input: Date; Output: string };
+  };
+  DefaultFieldNullability: false;
+}>({
+  // Auth first: nothing else runs for a request that may not see the field.
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, ZodPlugin, RelayPlugin, DataloaderPlugin, ComplexityPlugin, TracingPlugin],
+  defaultFieldNullability: false,
+  scopeAuth: {
+    authScopes: (ctx) => ({ tenant: ctx.tenant !== null }),
+    unauthorizedError: (_parent, ctx) =>
+      new GraphQLError(
+        ctx.authFailure === 'unknown' ? 'the API key is not valid' : ctx.authFailure === 'malformed' ? 'send the API key as "Authorization: Bearer <key>"' : 'an API key is required: send "Authorization: Bearer <key>"',
+        { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } },
+      ),
+  },
+  errors: { defaultTypes: [] },
+  zod: {
+    validationError: (error) =>
+      new GraphQLError(error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), {
+        extensions: { code: 'BAD_USER_INPUT', issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+      }),
+  },
+  relay: { clientMutationId: 'omit', cursorType: 'String' },
+  complexity: {
+    defaultComplexity: 1,
+    defaultListMultiplier: 10,
+    limit: (ctx) => ({ complexity: ctx.limits.complexity, depth: ctx.limits.depth, breadth: 200 }),
+    complexityError: (kind, result) =>
+      new GraphQLError(`the query is too ${kind === 'Depth' ? 'deep' : kind === 'Breadth' ? 'broad' : 'costly'}: ${kind.toLowerCase()} ${result[kind.toLowerCase() as 'depth']} over the limit of ${result[`max${kind}` as 'maxDepth']}`, {
+        extensions: { code: kind === 'Depth' ? 'QUERY_TOO_DEEP' : 'QUERY_TOO_COMPLEX', kind: kind.toLowerCase(), ...result },
+      }),
+  },
+  tracing: {
+    // Root fields only: a span per job lookup or mutation, not per scalar.
+    default: (config) => isRootField(config),
+    wrap: (resolver, options) => traceResolver(resolver, options),
+  },
+});
+
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});

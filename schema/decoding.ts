@@ -1,0 +1,26 @@
+/** How a job is decoded, chosen per request; validated against the served bundle with the choices listed. */
+import { MAX_DRAFT_LENGTH } from '../src/engine/draft-length.js';
+import { DRAFTERS, VERIFIERS, VISUAL_TOKENS } from '../src/engine/options.js';
+import { builder } from './builder.js';
+
+const quoted = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
+
+export const RelaxedInput = builder.inputType('RelaxedInput', {
+  description: 'The relaxed verifier accepts a drafted token that is among the top-K and at least minRatio as likely as the best.',
+  fields: (t) => ({
+    topK: t.int({ required: false, validate: { int: true, min: 1, max: 100 } }),
+    minRatio: t.float({ required: false, validate: { refine: [(v) => v > 0 && v <= 1, { message: 'minRatio must be in (0, 1]' }] } }),
+  }),
+});
+
+export const DecodingInput = builder.inputType('DecodingInput', {
+  description: 'Lossless pairings (any drafter with the greedy or tree verifier) give the same text as drafter "none"; only speed changes.',
+  fields: (t) => ({
+    drafter: t.string({ required: false, description: `One of ${quoted(DRAFTERS)} (the engine query says which this bundle can run). Default "none".` }),
+    verifier: t.string({ required: false, description: `One of ${quoted(VERIFIERS)}. Default "greedy".` }),
+    draftLength: t.int({ required: false, description: `Tokens per draft, 1..${MAX_DRAFT_LENGTH}; absent = chosen per step from the measured cost of a forward.`, validate: { int: true, min: 1, max: MAX_DRAFT_LENGTH } }),
+    visualTokens: t.string({ required: false, description: `Which visual tokens each step attends to: ${quoted(VISUAL_TOKENS)}. Default "all".` }),
+    reference: t.string({ required: false, description: 'Text the reference drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: 2_000_000 } }),
+    relaxed: t.field({ type: RelaxedInput, required: false }),
+  }),
+});

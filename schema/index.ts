@@ -1,0 +1,12 @@
+/** The whole schema: every domain file registers its types and root fields on the builder. */
+import { builder } from './builder.js';
+import './scalars.js';
+import './errors.js';
+import './decoding.js';
+import './page.js';
+import './metrics.js';
+import './parse-job.js';
+import './job-event.js';
+import './engine.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,22 @@
+/** How a job was decoded: forwards, drafts, acceptance; the numbers that say what speculation bought. */
+import { builder } from './builder.js';
+
+type Metrics = Record<string, unknown>;
+const num = (m: Metrics, k: string): number => (typeof m[k] === 'number' ? (m[k] as number) : 0);
+
+export const SpeculationMetrics = builder.objectRef<Metrics>('SpeculationMetrics').implement({
+  fields: (t) => ({
+    lines: t.int({ description: 'Text lines read.', resolve: (m) => num(m, 'lines') }),
+    forwards: t.int({ description: 'Decoder forwards this job took part in (a batched forward counts once).', resolve: (m) => num(m, 'forwards') }),
+    sequenceForwards: t.int({ description: 'Forwards summed over lines.', resolve: (m) => num(m, 'sequenceForwards') }),
+    committedTokens: t.int({ resolve: (m) => num(m, 'committedTokens') }),
+    drafts: t.int({ resolve: (m) => num(m, 'drafts') }),
+    draftTokens: t.int({ resolve: (m) => num(m, 'draftTokens') }),
+    acceptedTokens: t.int({ resolve: (m) => num(m, 'acceptedTokens') }),
+    tokensPerForward: t.float({ description: 'Committed tokens per line-forward (1.0 for plain greedy decoding).', resolve: (m) => num(m, 'meanAcceptanceLength') }),
+    acceptanceRate: t.float({ description: 'Accepted / drafted tokens.', resolve: (m) => (num(m, 'draftTokens') ? num(m, 'acceptedTokens') / num(m, 'draftTokens') : 0) }),
+    acceptanceByPosition: t.floatList({ resolve: (m) => (Array.isArray(m.acceptanceByPosition) ? (m.acceptanceByPosition as number[]) : []) }),
+    decodeMs: t.float({ resolve: (m) => num(m, 'decodeMs') }),
+    visionMs: t.float({ resolve: (m) => num(m, 'visionMs') }),
+  }),
+});

@@ -1,0 +1,48 @@
+/** A job's pages → blocks (type, box, reading order, markdown, confidence) → lines. */
+import type { BlockResult, BoxResult, LineResult, PageResult } from '../src/jobs/job.js';
+import { builder } from './builder.js';
+
+export const Box = builder.objectRef<BoxResult>('Box').implement({
+  description: 'A rectangle in page pixels (PDF pages are rendered at 200 dpi).',
+  fields: (t) => ({
+    x: t.exposeInt('x'),
+    y: t.exposeInt('y'),
+    width: t.exposeInt('width'),
+    height: t.exposeInt('height'),
+  }),
+});
+
+export const Line = builder.objectRef<LineResult>('Line').implement({
+  fields: (t) => ({
+    text: t.exposeString('text'),
+    box: t.field({ type: Box, resolve: (l) => l.box }),
+    confidence: t.float({ nullable: true, description: 'Mean probability of the line\'s tokens.', resolve: (l) => l.confidence ?? null }),
+  }),
+});
+
+export const BlockType = builder.enumType('BlockType', {
+  values: ['heading', 'paragraph', 'list_item', 'table', 'figure', 'page_header', 'page_footer', 'page_number'] as const,
+});
+
+export const Block = builder.objectRef<BlockResult>('Block').implement({
+  fields: (t) => ({
+    type: t.field({ type: BlockType, resolve: (b) => b.type as typeof BlockType.$inferType }),
+    order: t.exposeInt('order', { description: 'Position in reading order on the page.' }),
+    level: t.int({ nullable: true, description: 'Heading level (1 = largest).', resolve: (b) => b.level ?? null }),
+    box: t.field({ type: Box, resolve: (b) => b.box }),
+    markdown: t.exposeString('markdown'),
+    confidence: t.float({ nullable: true, resolve: (b) => b.confidence }),
+    lines: t.field({ type: [Line], resolve: (b) => b.lines }),
+    cells: t.field({ type: t.listRef(t.listRef('String')), nullable: true, description: 'Tables: cell text, row by row.', resolve: (b) => b.cells ?? null }),
+  }),
+});
+
+export const Page = builder.objectRef<PageResult>('Page').implement({
+  fields: (t) => ({
+    index: t.exposeInt('index', { description: '0-based page number in the document.' }),
+    width: t.exposeInt('width'),
+    height: t.exposeInt('height'),
+    markdown: t.exposeString('markdown'),
+    blocks: t.field({ type: [Block], resolve: (p) => p.blocks }),
+  }),
+});

@@ -1,0 +1,131 @@
+/** A parse job, and the root fields that create, read, list and cancel jobs. */
+import { type JobRecord, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job.js';
+import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';
+import { createParseJob } from '../src/resolvers/create-parse-job.js';
+import { apiError, NotFoundError } from '../src/resolvers/errors.js';
+import { listParseJobs, loadParseJobs, MAX_PAGE_SIZE } from '../src/resolvers/parse-jobs.js';
+import { builder } from './builder.js';
+import { DecodingInput } from './decoding.js';
+import { ErrorInterface } from './errors.js';
+import { SpeculationMetrics } from './metrics.js';
+import { Page } from './page.js';
+
+export const JobStatus = builder.enumType('JobStatus', {
+  values: { QUEUED: { value: 'queued' }, RUNNING: { value: 'running' }, SUCCEEDED: { value: 'succeeded' }, FAILED: { value: 'failed' }, CANCELLED: { value: 'cancelled' } } as const,
+});
+
+export const OutputFormatEnum = builder.enumType('OutputFormat', {
+  values: { MARKDOWN: { value: 'markdown' }, TEXT: { value: 'text' }, JSON: { value: 'json' } } as const,
+});
+
+const JobProgress = builder.objectRef<JobRecord['progress']>('JobProgress').implement({
+  fields: (t) => ({
+    pagesDone: t.exposeInt('pagesDone'),
+    pagesTotal: t.exposeInt('pagesTotal', { description: '0 until the document is open.' }),
+    fraction: t.float({ resolve: (p) => (p.pagesTotal ? p.pagesDone / p.pagesTotal : 0) }),
+  }),
+});
+
+const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').implement({
+  description: 'Why a job failed; `code` is stable (a document, engine or INTERNAL code).',
+  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+});
+
+const JobDecoding = builder.objectRef<NonNullable<JobRecord['input']['decoding']>>('JobDecoding').implement({
+  description: 'The decoding options the job was submitted with (defaults apply to what is absent).',
+  fields: (t) => ({
+    drafter: t.string({ resolve: (d) => d.drafter ?? 'none' }),
+    verifier: t.string({ resolve: (d) => d.verifier ?? 'greedy' }),
+    draftLength: t.int({ nullable: true, description: 'Null = automatic.', resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null) }),
+    visualTokens: t.string({ resolve: (d) => d.visualTokens ?? 'all' }),
+  }),
+});
+
+export const ParseJob = builder.loadableObjectRef<JobRecord, string>('ParseJob', {
+  // A job this tenant lacks loads as null (the field is nullable), not as an error: it simply is not there.
+  load: async (ids, ctx) => (await loadParseJobs(ids, ctx, ctx.tenant ?? '')) as JobRecord[],
+  // Jobs change while a request runs (subscriptions): cache within one request only.
+  cacheResolved: (job) => job.id,
+});
+
+ParseJob.implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    status: t.field({ type: JobStatus, resolve: (j) => j.status }),
+    createdAt: t.field({ type: 'DateTime', resolve: (j) => j.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', resolve: (j) => j.updatedAt }),
+    fileName: t.string({ resolve: (j) => j.input.fileName }),
+    size: t.int({ description: 'Bytes of the input document.', resolve: (j) => j.input.size }),
+    pageRange: t.string({ nullable: true, resolve: (j) => j.input.pages ?? null }),
+    formats: t.field({ type: [OutputFormatEnum], resolve: (j) => j.input.formats ?? [...OUTPUT_FORMATS] }),
+    decoding: t.field({ type: JobDecoding, resolve: (j) => j.input.decoding ?? {} }),
+    progress: t.field({ type: JobProgress, resolve: (j) => j.progress }),
+    error: t.field({ type: JobError, nullable: true, resolve: (j) => j.error ?? null }),
+    pageCount: t.int({ nullable: true, description: 'Pages in the document (not only those read).', resolve: (j) => j.result?.pageCount ?? null }),
+    pages: t.field({ type: [Page], description: 'Empty until the job succeeds.', resolve: (j) => j.result?.pages ?? [] }),
+    markdown: t.string({ nullable: true, description: 'Null until the job succeeds, or when MARKDOWN was not asked for.', resolve: (j) => j.result?.markdown ?? null }),
+    text: t.string({ nullable: true, resolve: (j) => j.result?.text ?? null }),
+    document: t.field({ type: 'JSON', nullable: true, description: 'The block tree as JSON, when JSON was asked for.', resolve: (j) => j.result?.document ?? null }),
+    metrics: t.field({ type: SpeculationMetrics, nullable: true, resolve: (j) => j.result?.metrics ?? null }),
+  }),
+});
+
+const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
+  description: 'The document comes exactly one way: file (multipart upload), base64, or url (when the server allows it).',
+  fields: (t) => ({
+    file: t.field({ type: 'File', required: false }),
+    base64: t.string({ required: false, description: 'The document\'s bytes as base64 (a data: URL prefix is allowed).' }),
+    url: t.string({ required: false, description: 'https only, public addresses only; off unless the server sets SPECULA_URL_INPUT=1.' }),
+    fileName: t.string({ required: false, validate: { maxLength: 255 } }),
+    pages: t.string({ required: false, description: 'Pages to read, 0-based: "0,2-4". All pages when absent.', validate: { maxLength: 1000 } }),
+    formats: t.field({ type: [OutputFormatEnum], required: false, description: 'Whole-document renderings to keep; all when absent.' }),
+    dropHeadersFooters: t.boolean({ required: false, description: 'Leave running headers, footers and page numbers out of the markdown.' }),
+    decoding: t.field({ type: DecodingInput, required: false }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  parseJob: t.field({
+    type: ParseJob,
+    nullable: true,
+    description: 'One of your jobs; null when you have no job with this id.',
+    authScopes: { tenant: true },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args) => String(args.id),
+  }),
+  parseJobs: t.connection({
+    type: ParseJob,
+    description: 'Your jobs, newest first.',
+    authScopes: { tenant: true },
+    complexity: (args) => ({ field: 1, multiplier: Math.min(args.first ?? 20, MAX_PAGE_SIZE) }),
+    resolve: async (_root, args, ctx) => {
+      if (args.last != null || args.before != null) throw apiError('BAD_USER_INPUT', 'parseJobs pages forward only: use first and after');
+      const page = await listParseJobs(ctx, ctx.tenant as string, args.first, args.after);
+      return {
+        edges: page.jobs.map((job) => ({ cursor: job.id, node: job })),
+        pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: args.after != null, startCursor: page.jobs[0]?.id ?? null, endCursor: page.endCursor },
+      };
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createParseJob: t.field({
+    type: ParseJob,
+    description: 'Queue a document for parsing; follow it with parseJobEvents or poll parseJob.',
+    authScopes: { tenant: true },
+    args: { input: t.arg({ type: CreateParseJobInput, required: true }) },
+    resolve: (_root, { input }, ctx) =>
+      createParseJob({ ...input, formats: input.formats as OutputFormat[] | null | undefined }, ctx, ctx.tenant as string),
+  }),
+  cancelParseJob: t.field({
+    type: ParseJob,
+    description: 'Stop a job: a waiting one at once, a running one within a decoder step. Finished jobs are returned as they are.',
+    authScopes: { tenant: true },
+    errors: { types: [NotFoundError], directResult: true, union: { name: 'CancelParseJobResult' } },
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => cancelParseJob(String(args.id), ctx, ctx.tenant as string),
+  }),
+}));
+
+export { ErrorInterface };

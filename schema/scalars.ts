@@ -1,0 +1,26 @@
+/** Scalars: File (a multipart upload, per the GraphQL multipart request spec), JSON, DateTime. */
+import { GraphQLError } from 'graphql';
+import { builder } from './builder.js';
+
+builder.scalarType('File', {
+  description: 'A file sent as a multipart upload (GraphQL multipart request spec).',
+  serialize: () => {
+    throw new GraphQLError('File is an input-only scalar');
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value.',
+  serialize: (v) => v,
+  parseValue: (v) => v,
+});
+
+builder.scalarType('DateTime', {
+  description: 'An ISO 8601 date-time, UTC.',
+  serialize: (v) => String(v), // stored as ISO strings already
+  parseValue: (v) => {
+    const d = new Date(String(v));
+    if (Number.isNaN(d.getTime())) throw new GraphQLError(`"${String(v)}" is not an ISO 8601 date-time`);
+    return d;
+  },
+});

@@ -1,0 +1,64 @@
+/**
+ * What every resolver gets: who is asking (the tenant), the jobs, what the engine offers, and the limits.
+ * The server builds one per request (and one per graphql-ws connection).
+ */
+import type { DecodingOptionsInput } from '../engine/options.js';
+import type { Jobs } from '../jobs/jobs.js';
+
+export interface ModelInfo {
+  name: string;
+  created: string;
+  device: string;
+  parameters: { dModel: number; layers: number; heads: number; vocabSize: number };
+  heads: string[];
+  /** Training step the bundle was exported from, where its config records it. */
+  trainingStep: number | null;
+  sizeBytes: number;
+}
+
+export interface StrategyInfo {
+  drafters: { name: string; available: boolean; reason?: string }[];
+  verifiers: string[];
+  visualTokens: string[];
+}
+
+export interface EngineStats {
+  /** Lines waiting for a decoder slot, and lines decoding now (all jobs together). */
+  queuedLines: number;
+  activeLines: number;
+  forwards: number;
+  maxBatch: number;
+  /** Over the jobs this process has finished: committed tokens per decoder forward, and mean forward time. */
+  tokensPerForward: number | null;
+  meanForwardMs: number | null;
+}
+
+export interface EngineInfo {
+  model(): ModelInfo;
+  strategies(): StrategyInfo;
+  stats(): EngineStats;
+  /** Null when the options are valid for this bundle; otherwise a message naming the valid choices. */
+  checkDecoding(input: DecodingOptionsInput): string | null;
+}
+
+export interface ApiLimits {
+  uploadBytes: number;
+  pages: number;
+  depth: number;
+  complexity: number;
+}
+
+/** Bytes from a URL, when URL input is switched on (https only, public addresses only, size and time limits). */
+export type UrlFetcher = (url: string, maxBytes: number) => Promise<{ bytes: Uint8Array; fileName: string }>;
+
+export interface RequestContext {
+  /** Null when the request carries no valid key and anonymous use is off. */
+  tenant: string | null;
+  authFailure?: 'missing' | 'malformed' | 'unknown';
+  jobs: Jobs;
+  engine: EngineInfo;
+  limits: ApiLimits;
+  fetchUrl: UrlFetcher | null;
+  /** Unexpected errors go here (Sentry when configured), with what identifies the request. */
+  report(error: unknown, extra?: Record<string, string>): void;
+}

@@ -1,0 +1,102 @@
+/**
+ * createParseJob: take the document (an upload, base64 bytes, or a URL when that is switched on), refuse what
+ * cannot work before anything is queued (size, page-range syntax and count, decoding options), then submit.
+ * Whether the bytes are a readable document is the worker's to find out: that failure is the job's, typed.
+ */
+import type { DecodingOptionsInput } from '../engine/options.js';
+import type { JobRecord, OutputFormat } from '../jobs/job.js';
+import type { RequestContext } from './context.js';
+import { apiError } from './errors.js';
+
+export interface DecodingArgs {
+  drafter?: string | null;
+  verifier?: string | null;
+  /** Tokens per draft; null or absent = chosen per step from the measured cost of a forward. */
+  draftLength?: number | null;
+  visualTokens?: string | null;
+  reference?: string | null;
+  relaxed?: { topK?: number | null; minRatio?: number | null } | null;
+}
+
+export interface CreateParseJobArgs {
+  file?: File | null;
+  base64?: string | null;
+  url?: string | null;
+  fileName?: string | null;
+  pages?: string | null;
+  formats?: OutputFormat[] | null;
+  dropHeadersFooters?: boolean | null;
+  decoding?: DecodingArgs | null;
+}
+
+const PAGE_RANGE = /^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Pages a range names (syntax only; whether they exist is known once the document is open). */
+export function countRangePages(spec: string): number {
+  let n = 0;
+  for (const part of spec.split(',')) {
+    const [a, b] = part.split('-').map((x) => Number(x.trim()));
+    if (b !== undefined && b < a) throw apiError('INVALID_PAGE_RANGE', `page range "${part.trim()}" runs backwards`);
+    n += b === undefined ? 1 : b - a + 1;
+  }
+  return n;
+}
+
+export function toDecodingInput(d: DecodingArgs | null | undefined): DecodingOptionsInput | undefined {
+  if (!d) return undefined;
+  const out: DecodingOptionsInput = {};
+  if (d.drafter != null) out.drafter = d.drafter;
+  if (d.verifier != null) out.verifier = d.verifier;
+  if (d.draftLength != null) out.draftLength = d.draftLength;
+  if (d.visualTokens != null) out.visualTokens = d.visualTokens;
+  if (d.reference != null) out.reference = d.reference;
+  if (d.relaxed) {
+    const { topK, minRatio } = d.relaxed;
+    out.relaxed = { ...(topK != null ? { topK } : {}), ...(minRatio != null ? { minRatio } : {}) };
+  }
+  return out;
+}
+
+async function readInput(args: CreateParseJobArgs, ctx: RequestContext): Promise<{ bytes: Uint8Array; fileName: string; source: 'upload' | 'base64' | 'url' }> {
+  const given = [args.file, args.base64, args.url].filter((x) => x != null).length;
+  if (given !== 1) throw apiError('BAD_USER_INPUT', 'give the document exactly one way: file (a multipart upload), base64, or url');
+  const max = ctx.limits.uploadBytes;
+  const tooLarge = (size: number): Error => apiError('UPLOAD_TOO_LARGE', `the document is ${size} bytes; the limit is ${max}`, { limit: max, size });
+  if (args.file) {
+    if (args.file.size > max) throw tooLarge(args.file.size);
+    return { bytes: new Uint8Array(await args.file.arrayBuffer()), fileName: args.fileName ?? (args.file.name || 'upload'), source: 'upload' };
+  }
+  if (args.base64 != null) {
+    const b64 = args.base64.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
+    if (Math.floor((b64.length * 3) / 4) > max + 2) throw tooLarge(Math.floor((b64.length * 3) / 4));
+    if (!BASE64.test(b64)) throw apiError('BAD_USER_INPUT', 'base64 holds characters that are not base64');
+    return { bytes: new Uint8Array(Buffer.from(b64, 'base64')), fileName: args.fileName ?? 'document', source: 'base64' };
+  }
+  if (!ctx.fetchUrl) throw apiError('URL_INPUT_DISABLED', 'URL input is switched off on this server (SPECULA_URL_INPUT=1 turns it on); upload the file or send it as base64');
+  const got = await ctx.fetchUrl(args.url as string, max);
+  return { ...got, fileName: args.fileName ?? got.fileName, source: 'url' };
+}
+
+export async function createParseJob(args: CreateParseJobArgs, ctx: RequestContext, tenant: string): Promise<JobRecord> {
+  const decoding = toDecodingInput(args.decoding);
+  const bad = ctx.engine.checkDecoding(decoding ?? {});
+  if (bad) throw apiError('INVALID_DECODING', bad, { choices: ctx.engine.strategies() });
+  const pages = args.pages?.trim() || undefined;
+  if (pages !== undefined) {
+    if (!PAGE_RANGE.test(pages)) throw apiError('INVALID_PAGE_RANGE', `page range "${pages}" is not of the form "0,2-4" (0-based page numbers)`);
+    const n = countRangePages(pages);
+    if (n > ctx.limits.pages) throw apiError('TOO_MANY_PAGES', `the range asks for ${n} pages; at most ${ctx.limits.pages} per job`, { limit: ctx.limits.pages });
+  }
+  const { bytes, fileName, source } = await readInput(args, ctx);
+  if (bytes.length === 0) throw apiError('EMPTY_INPUT', 'the document is empty (0 bytes)');
+  return ctx.jobs.submit(tenant, {
+    fileName,
+    size: bytes.length,
+    source,
+    ...(pages !== undefined ? { pages } : {}),
+    ...(args.formats?.length ? { formats: [...new Set(args.formats)] } : {}),
+    ...(decoding ? { decoding } : {}),
+    ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
+  }, bytes);
+}

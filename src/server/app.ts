@@ -1,0 +1,213 @@
+/**
+ * The HTTP server: yoga on /graphql (queries, mutations, multipart uploads, subscriptions over SSE), graphql-ws
+ * on the same path for WebSocket clients, /healthz, /readyz and /metrics beside it.
+ *
+ * Plugin order: CSRF prevention (before any body is parsed), then the cheap hostile-query guards (tokens,
+ * depth, aliases) that run at validation, then logging. The schema's own complexity limit runs at execution;
+ * yoga masks unexpected errors last, reporting them first.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { createFetch } from '@whatwg-node/fetch';
+import { type ExecutionArgs, GraphQLError, type GraphQLSchema, type ValidationContext } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { createYoga, type Plugin, type YogaInitialContext } from 'graphql-yoga';
+import { WebSocketServer } from 'ws';
+import type { EngineInfo, RequestContext, UrlFetcher } from '../resolvers/context.js';
+import type { Jobs } from '../jobs/jobs.js';
+import type { ApiKeys, AuthResult } from './auth.js';
+import type { ServerConfig } from './config.js';
+import type { Logger } from './logger.js';
+import type { ServerMetrics } from './metrics.js';
+import type { Reporter } from './sentry.js';
+
+export const CSRF_HEADER = 'x-graphql-yoga-csrf';
+/** Multipart framing and the operations field ride on top of the file itself. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
+
+export interface AppDeps {
+  schema: GraphQLSchema;
+  config: ServerConfig;
+  keys: ApiKeys;
+  jobs: Jobs;
+  engine: EngineInfo;
+  fetchUrl: UrlFetcher | null;
+  metrics: ServerMetrics;
+  logger: Logger;
+  report: Reporter;
+  /** Readiness beyond "the process is up": the queue answers, the engine is open. */
+  ready(): Promise<boolean>;
+}
+
+export interface App {
+  server: Server;
+  /** Listen on the configured (or given) port; resolves with the port actually bound. */
+  listen(port?: number, host?: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+interface ServerContext {
+  req?: IncomingMessage;
+  /** graphql-ws: the tenant the connection authenticated as. */
+  wsAuth?: AuthResult;
+}
+
+/** graphql-armor's guards report plain errors; give them a stable code instead. */
+function coded(code: string): { propagateOnRejection: false; onReject: ((ctx: ValidationContext | null, error: GraphQLError) => void)[] } {
+  return {
+    propagateOnRejection: false,
+    onReject: [(ctx, error) => ctx?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code } }))],
+  };
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+export function createApp(deps: AppDeps): App {
+  const { config, keys, logger, report } = deps;
+  let closing = false;
+
+  const makeContext = (auth: AuthResult): RequestContext => ({
+    tenant: auth.ok ? auth.tenant : null,
+    ...(auth.ok ? {} : { authFailure: auth.reason }),
+    jobs: deps.jobs,
+    engine: deps.engine,
+    limits: { uploadBytes: config.limits.uploadBytes, pages: config.limits.pages, depth: config.limits.depth, complexity: config.limits.complexity },
+    fetchUrl: deps.fetchUrl,
+    report,
+  });
+
+  const logOperations: Plugin = {
+    onExecute({ args }) {
+      const t0 = performance.now();
+      const ctx = args.contextValue as unknown as RequestContext;
+      return {
+        onExecuteDone({ result }) {
+          const errors = 'errors' in result && Array.isArray(result.errors) ? result.errors.length : 0;
+          logger.debug({ op: args.operationName ?? null, tenant: ctx.tenant, ms: Math.round(performance.now() - t0), errors }, 'graphql');
+        },
+      };
+    },
+  };
+
+  const yoga = createYoga<ServerContext, RequestContext>({
+    schema: deps.schema,
+    graphqlEndpoint: '/graphql',
+    graphiql: false, // its assets come from a CDN; nothing here is fetched at run time
+    landingPage: false,
+    logging: logger,
+    fetchAPI: createFetch({ formDataLimits: { fileSize: config.limits.uploadBytes, files: 1, fieldSize: config.limits.uploadBytes * 2, fields: 8 } }),
+    context: ({ request, wsAuth }: YogaInitialContext & ServerContext) => makeContext(wsAuth ?? keys.authenticate(request.headers.get('authorization'))),
+    plugins: [
+      useCSRFPrevention({ requestHeaders: [CSRF_HEADER] }),
+      maxTokensPlugin({ n: 5000 }),
+      maxDepthPlugin({ n: config.limits.depth, ignoreIntrospection: false, flattenFragments: true, ...coded('QUERY_TOO_DEEP') }),
+      maxAliasesPlugin({ n: 20, ...coded('QUERY_TOO_COMPLEX') }),
+      logOperations,
+    ],
+    maskedErrors: {
+      maskError(error, message) {
+        const original = error instanceof GraphQLError ? error.originalError : error;
+        // Ours (typed, with a code), GraphQL's own validation errors, and the guards' errors pass through.
+        if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) return error;
+        const path = error instanceof GraphQLError && error.path ? error.path.join('.') : '';
+        report(original ?? error, path ? { path } : {});
+        return new GraphQLError(message, { extensions: { code: 'INTERNAL' } });
+      },
+    },
+  });
+
+  const server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const path = url.split('?')[0];
+    if (path === '/healthz') return json(res, 200, { status: 'ok' });
+    if (path === '/readyz') {
+      if (closing) return json(res, 503, { status: 'shutting down' });
+      deps.ready().then(
+        (ok) => json(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' }),
+        () => json(res, 503, { status: 'not ready' }),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      deps.metrics.text().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': deps.metrics.contentType });
+          res.end(text);
+        },
+        (e: unknown) => {
+          report(e, { path: '/metrics' });
+          json(res, 500, { error: 'metrics unavailable' });
+        },
+      );
+      return;
+    }
+    // Refuse an oversized body before reading it; chunked bodies meet the same limit in the multipart parser.
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > config.limits.uploadBytes + MULTIPART_OVERHEAD) {
+      res.setHeader('connection', 'close');
+      json(res, 413, { errors: [{ message: `the request is ${declared} bytes; uploads are limited to ${config.limits.uploadBytes} bytes`, extensions: { code: 'UPLOAD_TOO_LARGE', limit: config.limits.uploadBytes } }] });
+      req.resume();
+      return;
+    }
+    void yoga.handle(req, res);
+  });
+
+  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  const wsAuth = new WeakMap<object, AuthResult>();
+  const ws = useServer<Record<string, unknown>, { request: IncomingMessage }>(
+    {
+      execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
+      subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
+      onConnect: (ctx) => {
+        const given = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization ?? ctx.extra.request.headers.authorization;
+        const auth = keys.authenticate(typeof given === 'string' ? given : undefined);
+        if (!auth.ok) return false; // closes with 4403 Forbidden
+        wsAuth.set(ctx, auth);
+        return true;
+      },
+      onSubscribe: async (ctx, _id, payload) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ req: ctx.extra.request, wsAuth: wsAuth.get(ctx), params: payload });
+        let document;
+        try {
+          document = parse(payload.query);
+        } catch (e) {
+          return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
+        }
+        const errors = validate(schema, document);
+        if (errors.length) return errors;
+        return {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+      },
+    },
+    wss,
+  );
+
+  return {
+    server,
+    listen: (port = config.port, host = config.host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+      }),
+    close: async () => {
+      closing = true;
+      await ws.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

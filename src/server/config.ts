@@ -1,0 +1,91 @@
+/** The server's settings, from the environment, validated once at start-up with errors that name the variable. */
+import { z } from 'zod';
+
+const flag = z.enum(['0', '1', 'true', 'false', '']).default('0').transform((v) => v === '1' || v === 'true');
+const int = (def: number, min = 1): z.ZodType<number, string | undefined> =>
+  z.string().optional().transform((v, ctx) => {
+    if (v === undefined || v === '') return def;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) {
+      ctx.addIssue({ code: 'custom', message: `must be an integer >= ${min}, got "${v}"` });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+const EnvSchema = z.object({
+  PORT: int(4000, 0),
+  HOST: z.string().default('0.0.0.0'),
+  SPECULA_API_KEYS: z.string().default(''),
+  SPECULA_API_KEYS_FILE: z.string().optional(),
+  SPECULA_ALLOW_ANONYMOUS: flag,
+  SPECULA_MODEL: z.string().optional(),
+  SPECULA_DEVICE: z.enum(['cpu', 'cuda']).default('cpu'),
+  /** Jobs one worker reads at once; their lines share engine batches. */
+  SPECULA_CONCURRENCY: int(4),
+  SPECULA_MAX_BATCH: int(32),
+  SPECULA_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024),
+  SPECULA_MAX_PIXELS: int(100_000_000),
+  SPECULA_MAX_PAGES: int(100),
+  SPECULA_MAX_DEPTH: int(12),
+  SPECULA_MAX_COMPLEXITY: int(2000),
+  SPECULA_URL_INPUT: flag,
+  SPECULA_URL_TIMEOUT_MS: int(15_000),
+  SENTRY_DSN: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  apiKeys: string;
+  apiKeysFile?: string;
+  allowAnonymous: boolean;
+  model?: string;
+  device: 'cpu' | 'cuda';
+  concurrency: number;
+  maxBatch: number;
+  limits: {
+    uploadBytes: number;
+    pixels: number;
+    pages: number;
+    depth: number;
+    complexity: number;
+  };
+  urlInput: { enabled: boolean; timeoutMs: number };
+  sentryDsn?: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    apiKeys: e.SPECULA_API_KEYS,
+    apiKeysFile: e.SPECULA_API_KEYS_FILE || undefined,
+    allowAnonymous: e.SPECULA_ALLOW_ANONYMOUS,
+    model: e.SPECULA_MODEL || undefined,
+    device: e.SPECULA_DEVICE,
+    concurrency: e.SPECULA_CONCURRENCY,
+    maxBatch: e.SPECULA_MAX_BATCH,
+    limits: {
+      uploadBytes: e.SPECULA_MAX_UPLOAD_BYTES,
+      pixels: e.SPECULA_MAX_PIXELS,
+      pages: e.SPECULA_MAX_PAGES,
+      depth: e.SPECULA_MAX_DEPTH,
+      complexity: e.SPECULA_MAX_COMPLEXITY,
+    },
+    urlInput: { enabled: e.SPECULA_URL_INPUT, timeoutMs: e.SPECULA_URL_TIMEOUT_MS },
+    sentryDsn: e.SENTRY_DSN || undefined,
+    logLevel: e.LOG_LEVEL,
+  };
+}

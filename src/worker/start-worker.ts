@@ -1,0 +1,26 @@
+/**
+ * A worker: take jobs from the queue, a few at a time (their lines share the engine's batches), and run each.
+ * Hooks let the process that hosts it count and log jobs without the worker knowing about metrics or logs.
+ */
+import type { JobQueue } from '../jobs/queue.js';
+import { runJob, type WorkerDeps } from './run-job.js';
+
+export interface WorkerHooks {
+  started?(jobId: string): void;
+  finished?(jobId: string, status: string, ms: number): void;
+}
+
+export function startWorker(deps: WorkerDeps, queue: JobQueue, concurrency: number, hooks: WorkerHooks = {}): void {
+  queue.process(async (jobId, signal) => {
+    const t0 = performance.now();
+    hooks.started?.(jobId);
+    try {
+      await runJob(deps, jobId, signal);
+    } catch (e) {
+      // runJob records its own failures; anything escaping is a store or log outage.
+      deps.report?.(e, jobId);
+    }
+    const job = await deps.store.load(jobId).catch(() => null);
+    hooks.finished?.(jobId, job?.status ?? 'unknown', performance.now() - t0);
+  }, concurrency);
+}

@@ -1,0 +1,299 @@
+/**
+ * The GraphQL API over real HTTP and real WebSockets, with the real engine behind it: uploads, token streams,
+ * per-request decoding, tenants, limits, bad input, health and metrics.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { printedSchema } from '../schema/print.js';
+import { configFromEnv } from '../src/server/config.js';
+import { type RunningServer, startServer } from '../src/server/embedded.js';
+import { ApiClient, codes, type GqlResult } from './helpers/api-client.js';
+import { hugePngHeader, ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
+
+const CREATE = `mutation Create($input: CreateParseJobInput!) { createParseJob(input: $input) { id status } }`;
+const EVENTS = `subscription Events($id: ID!, $after: Int) {
+  parseJobEvents(id: $id, after: $after) {
+    __typename
+    ... on JobEvent { seq jobId }
+    ... on TokenDelta { page line text fromDraft }
+    ... on PageDone { page markdown }
+    ... on RegionDone { block }
+    ... on JobDone { metrics { tokensPerForward forwards lines } job { status markdown } }
+    ... on JobFailed { code message }
+  }
+}`;
+const JOB = `query Job($id: ID!) { parseJob(id: $id) { id status markdown error { code message } metrics { tokensPerForward acceptedTokens forwards } } }`;
+
+interface Event {
+  __typename: string;
+  seq: number;
+  jobId: string;
+  page?: number;
+  line?: number;
+  text?: string;
+  fromDraft?: boolean[];
+  code?: string;
+  metrics?: { tokensPerForward: number };
+  job?: { status: string; markdown: string | null };
+}
+type Events = GqlResult<{ parseJobEvents: Event }>[];
+interface Job {
+  id: string;
+  status: string;
+  markdown: string | null;
+  error: { code: string; message: string } | null;
+  metrics: { tokensPerForward: number; acceptedTokens: number; forwards: number } | null;
+}
+
+const sample = readFileSync(SAMPLE_PAGE);
+const events = (r: Events): Event[] => r.map((p) => p.data?.parseJobEvents as Event);
+
+/** The lines of each page, put back together from the token deltas (lines decode side by side). */
+function spell(evs: Event[]): Map<string, string> {
+  const lines = new Map<string, string>();
+  for (const e of evs) if (e.__typename === 'TokenDelta') lines.set(`${e.page}:${e.line}`, (lines.get(`${e.page}:${e.line}`) ?? '') + e.text);
+  return lines;
+}
+
+describe('the GraphQL API', () => {
+  let server: RunningServer;
+  let base: string;
+  let acme: ApiClient;
+  let globex: ApiClient;
+  /** A strip of the sample page: three lines, quick to read, for tests that need a job but not a page. */
+  let strip: Buffer;
+
+  before(async () => {
+    server = await startServer(configFromEnv({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SPECULA_API_KEYS: 'acme:key-acme-1,globex:key-globex-1',
+      SPECULA_MAX_UPLOAD_BYTES: String(2 * 1024 * 1024),
+      LOG_LEVEL: 'silent',
+    }));
+    base = `http://127.0.0.1:${server.port}`;
+    acme = new ApiClient(base, 'key-acme-1');
+    globex = new ApiClient(base, 'key-globex-1');
+    const meta = await sharp(sample).metadata();
+    strip = await sharp(sample).extract({ left: 0, top: 0, width: meta.width as number, height: Math.round((meta.height as number) * 0.2) }).png().toBuffer();
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  async function submit(client: ApiClient, bytes: Uint8Array, name: string, input: Record<string, unknown> = {}): Promise<string> {
+    const r = await client.upload<{ createParseJob: { id: string } }>(CREATE, { input: { file: null, ...input } }, ['input', 'file'], bytes, name);
+    assert.equal(r.errors, undefined, JSON.stringify(r.errors));
+    return (r.data as { createParseJob: { id: string } }).createParseJob.id;
+  }
+
+  async function finish(client: ApiClient, id: string): Promise<Job> {
+    await client.sse(EVENTS, { id });
+    const r = await client.query<{ parseJob: Job }>(JOB, { id });
+    return (r.data as { parseJob: Job }).parseJob;
+  }
+
+  it('keeps schema.graphql current (run `npm run schema` after changing the schema)', () => {
+    assert.equal(readFileSync(join(ROOT, 'schema', 'schema.graphql'), 'utf8'), printedSchema());
+  });
+
+  it('an uploaded page streams tokens over SSE, and its markdown is what the CLI prints', async () => {
+    const id = await submit(acme, sample, 'sample-page.png');
+    const evs = events(await acme.sse<{ parseJobEvents: Event }>(EVENTS, { id }));
+    assert.deepEqual(evs.map((e) => e.seq), evs.map((_, i) => i + 1), 'numbered 1..n with no gap');
+    assert.ok(evs.every((e) => e.jobId === id));
+    const last = evs[evs.length - 1];
+    assert.equal(last.__typename, 'JobDone');
+    assert.equal(last.job?.status, 'SUCCEEDED');
+    const tokens = evs.filter((e) => e.__typename === 'TokenDelta');
+    assert.ok(tokens.length > 10, 'tokens arrive in many deltas');
+    assert.ok(tokens.every((t) => t.fromDraft?.length === [...(t.text as string)].length), 'one draft flag per token');
+    assert.ok(evs.some((e) => e.__typename === 'PageDone') && evs.some((e) => e.__typename === 'RegionDone'));
+
+    const job = (await acme.query<{ parseJob: Job }>(JOB, { id })).data?.parseJob as Job;
+    assert.equal(job.status, 'SUCCEEDED');
+    assert.equal(job.markdown, last.job?.markdown);
+    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin', 'specula.js'), 'parse', SAMPLE_PAGE], { cwd: ROOT, maxBuffer: 1 << 24 });
+    assert.equal(job.markdown?.trim(), stdout.trim(), 'the API and the CLI agree');
+    // The token stream spells every line of the page, in the job's reading order.
+    const tree = await acme.query<{ parseJob: { pages: { index: number; blocks: { lines: { text: string }[] }[] }[] } }>(
+      `query($id: ID!) { parseJob(id: $id) { pages { index blocks { lines { text } } } } }`, { id });
+    const page = tree.data?.parseJob.pages[0];
+    const lines = page?.blocks.flatMap((b) => b.lines.map((l) => l.text)) ?? [];
+    assert.ok(lines.length > 5);
+    const spelled = spell(evs);
+    assert.deepEqual(lines.map((_, i) => spelled.get(`${page?.index}:${i}`) ?? ''), lines);
+  });
+
+  it('streams the same tokens over graphql-ws, and a late subscriber gets the whole job with no gap', async () => {
+    const id = await submit(acme, strip, 'strip.png');
+    const live = events(await acme.ws<{ parseJobEvents: Event }>(EVENTS, { id }));
+    assert.equal(live[live.length - 1].__typename, 'JobDone');
+    assert.deepEqual(live.map((e) => e.seq), live.map((_, i) => i + 1));
+    // Subscribing after the job ended replays it all; resuming from a seq gives exactly the rest.
+    const late = events(await acme.sse<{ parseJobEvents: Event }>(EVENTS, { id }));
+    assert.deepEqual(late, live);
+    const mid = Math.floor(live.length / 2);
+    const rest = events(await acme.ws<{ parseJobEvents: Event }>(EVENTS, { id, after: mid }));
+    assert.deepEqual(rest, live.slice(mid));
+    assert.ok(spell(live).size >= 1);
+  });
+
+  it('per-request decoding changes the metrics and not the text, for lossless pairings', async () => {
+    const plain = await finish(acme, await submit(acme, strip, 'plain.png', { decoding: { drafter: 'none' } }));
+    const ctc = await finish(acme, await submit(acme, strip, 'ctc.png', { decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 8 } }));
+    const tree = await finish(acme, await submit(acme, strip, 'tree.png', { decoding: { drafter: 'ctc', verifier: 'tree' } }));
+    const ngram = await finish(acme, await submit(acme, strip, 'ngram.png', { decoding: { drafter: 'ngram', verifier: 'greedy' } }));
+    for (const j of [plain, ctc, tree, ngram]) assert.equal(j.status, 'SUCCEEDED');
+    assert.ok(plain.markdown && plain.markdown.length > 20);
+    assert.equal(ctc.markdown, plain.markdown);
+    assert.equal(tree.markdown, plain.markdown);
+    assert.equal(ngram.markdown, plain.markdown);
+    assert.equal(plain.metrics?.tokensPerForward, 1, 'plain greedy commits one token per forward');
+    assert.equal(plain.metrics?.acceptedTokens, 0);
+    assert.ok((ctc.metrics?.acceptedTokens ?? 0) > 0, 'ctc drafts are accepted');
+    assert.ok((ctc.metrics?.tokensPerForward ?? 0) > 1, `more than one token per forward (${ctc.metrics?.tokensPerForward})`);
+    assert.ok((ctc.metrics?.forwards ?? 0) < (plain.metrics?.forwards ?? 0), 'fewer forwards');
+  });
+
+  it('a tenant cannot read, list, follow or cancel another tenant\'s job', async () => {
+    const id = await submit(globex, strip, 'globex.png');
+    const read = await acme.query<{ parseJob: Job | null }>(JOB, { id });
+    assert.equal(read.data?.parseJob, null);
+    const list = await acme.query<{ parseJobs: { edges: { node: { id: string } }[] } }>(`{ parseJobs(first: 100) { edges { node { id } } } }`);
+    assert.ok(!list.data?.parseJobs.edges.some((e) => e.node.id === id), 'not in the other tenant\'s list');
+    const cancel = await acme.query<{ cancelParseJob: { __typename: string; code?: string } }>(`mutation($id: ID!) { cancelParseJob(id: $id) { __typename ... on Error { code message } } }`, { id });
+    assert.equal(cancel.data?.cancelParseJob.__typename, 'NotFoundError');
+    assert.equal(cancel.data?.cancelParseJob.code, 'NOT_FOUND');
+    const follow = await acme.sse<{ parseJobEvents: Event }>(EVENTS, { id });
+    assert.deepEqual(follow.flatMap(codes), ['NOT_FOUND']);
+    const own = await finish(globex, id);
+    assert.equal(own.status, 'SUCCEEDED', 'the owner\'s job was untouched');
+    const mine = await globex.query<{ parseJobs: { edges: { node: { id: string } }[] } }>(`{ parseJobs(first: 1) { edges { node { id } } } }`);
+    assert.equal(mine.data?.parseJobs.edges[0].node.id, id);
+  });
+
+  it('lines of concurrent jobs share decoder batches', async () => {
+    const rows: number[] = [];
+    const stop = server.engine.observeForwards((o) => rows.push(o.rows));
+    try {
+      const ids = await Promise.all([0, 1, 2, 3].map((i) => submit(acme, strip, `together-${i}.png`)));
+      const jobs = await Promise.all(ids.map((id) => finish(acme, id)));
+      const perJob = Math.max(...jobs.map((j) => j.metrics?.forwards ?? 0));
+      const linesPerJob = (await acme.query<{ parseJob: { metrics: { lines: number } } }>(`query($id: ID!) { parseJob(id: $id) { metrics { lines } } }`, { id: ids[0] })).data?.parseJob.metrics.lines ?? 0;
+      assert.ok(linesPerJob > 0);
+      assert.ok(Math.max(...rows) > linesPerJob, `a forward held lines of several jobs (${Math.max(...rows)} lines; one job has ${linesPerJob})`);
+      assert.ok(rows.length < 4 * perJob, `fewer forwards than the jobs one after another (${rows.length} vs ${4 * perJob})`);
+    } finally {
+      stop();
+    }
+  });
+
+  it('lists jobs newest first, a page at a time', async () => {
+    const ids = [await submit(globex, strip, 'a.png'), await submit(globex, strip, 'b.png'), await submit(globex, strip, 'c.png')];
+    const q = `query($after: String) { parseJobs(first: 2, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }`;
+    type Page = { parseJobs: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } };
+    const p1 = (await globex.query<Page>(q)).data as Page;
+    assert.deepEqual(p1.parseJobs.edges.map((e) => e.node.id), [ids[2], ids[1]]);
+    assert.equal(p1.parseJobs.pageInfo.hasNextPage, true);
+    const p2 = (await globex.query<Page>(q, { after: p1.parseJobs.pageInfo.endCursor })).data as Page;
+    assert.equal(p2.parseJobs.edges[0].node.id, ids[0]);
+    for (const id of ids) await finish(globex, id);
+  });
+
+  it('cancelling a running job stops it promptly and says so in its events', async () => {
+    const id = await submit(acme, sample, 'cancel-me.png');
+    const seen: Event[] = [];
+    const stream = acme.sse<{ parseJobEvents: Event }>(EVENTS, { id }, (p) => seen.push(p.data?.parseJobEvents as Event));
+    while (!seen.some((e) => e.__typename === 'TokenDelta')) await new Promise((r) => setTimeout(r, 20));
+    const r = await acme.query<{ cancelParseJob: { __typename: string; status?: string } }>(`mutation($id: ID!) { cancelParseJob(id: $id) { __typename ... on ParseJob { status } } }`, { id });
+    assert.equal(r.data?.cancelParseJob.status, 'CANCELLED');
+    const evs = events(await stream);
+    assert.equal(evs[evs.length - 1].__typename, 'JobCancelled');
+    const job = (await acme.query<{ parseJob: Job }>(JOB, { id })).data?.parseJob as Job;
+    assert.equal(job.status, 'CANCELLED');
+    assert.equal(job.markdown, null);
+  });
+
+  it('bad input gets a typed error and the server keeps serving', async () => {
+    // Oversized: refused from its declared length, before the body is read.
+    const big = new Uint8Array(3 * 1024 * 1024);
+    const oversized = await acme.upload(CREATE, { input: { file: null } }, ['input', 'file'], big, 'big.png');
+    assert.equal(oversized.status, 413);
+    assert.deepEqual(codes(oversized), ['UPLOAD_TOO_LARGE']);
+    const b64 = await acme.query(CREATE, { input: { base64: Buffer.from(big).toString('base64') } });
+    assert.deepEqual(codes(b64), ['UPLOAD_TOO_LARGE']);
+    // Corrupt: accepted, then the job fails with the document's typed error.
+    const corrupt = await submit(acme, sample.subarray(0, sample.length >> 2), 'broken.png');
+    const failed = await finish(acme, corrupt);
+    assert.equal(failed.status, 'FAILED');
+    assert.equal(failed.error?.code, 'CORRUPT_IMAGE');
+    const huge = await finish(acme, await submit(acme, hugePngHeader(200_000, 200_000), 'huge.png'));
+    assert.equal(huge.error?.code, 'IMAGE_TOO_LARGE');
+    const notImage = await finish(acme, await submit(acme, Buffer.from('just some text'), 'notes.txt'));
+    assert.equal(notImage.error?.code, 'UNSUPPORTED_FORMAT');
+    // Unknown drafter: refused at once, naming the choices.
+    const drafter = await acme.upload(CREATE, { input: { file: null, decoding: { drafter: 'medusa' } } }, ['input', 'file'], strip, 'x.png');
+    assert.deepEqual(codes(drafter), ['INVALID_DECODING']);
+    assert.match(drafter.errors?.[0].message ?? '', /"none", "ctc", "ngram", "reference"/);
+    const headless = await acme.query(CREATE, { input: { base64: strip.toString('base64'), decoding: { drafter: 'mtp' } } });
+    assert.deepEqual(codes(headless), ['INVALID_DECODING']);
+    assert.match(headless.errors?.[0].message ?? '', /mtp head/);
+    const length = await acme.query(CREATE, { input: { base64: strip.toString('base64'), decoding: { draftLength: 500 } } });
+    assert.deepEqual(codes(length), ['BAD_USER_INPUT']);
+    const pages = await acme.query(CREATE, { input: { base64: strip.toString('base64'), pages: 'two to four' } });
+    assert.deepEqual(codes(pages), ['INVALID_PAGE_RANGE']);
+    const twoWays = await acme.query(CREATE, { input: { base64: 'AAAA', url: 'https://example.com/a.pdf' } });
+    assert.deepEqual(codes(twoWays), ['BAD_USER_INPUT']);
+    const url = await acme.query(CREATE, { input: { url: 'https://example.com/a.pdf' } });
+    assert.deepEqual(codes(url), ['URL_INPUT_DISABLED']);
+    // Too deep: refused before it runs (introspection included).
+    let deep = 'name';
+    for (let i = 0; i < 16; i++) deep = `ofType { ${deep} }`;
+    const tooDeep = await acme.query(`{ __schema { types { fields { type { ${deep} } } } } }`);
+    assert.deepEqual(codes(tooDeep), ['QUERY_TOO_DEEP']);
+    assert.match(tooDeep.errors?.[0].message ?? '', /depth/i);
+    assert.equal(tooDeep.data ?? null, null);
+    const aliases = await acme.query(`{ ${Array.from({ length: 40 }, (_, i) => `a${i}: engine { stats { forwards } }`).join(' ')} }`);
+    assert.deepEqual(codes(aliases), ['QUERY_TOO_COMPLEX'], 'too many aliases');
+    const costly = await acme.query(`{ parseJobs(first: 100) { edges { node { pages { blocks { lines { text box { x y } } } } } } } }`);
+    assert.deepEqual(codes(costly), ['QUERY_TOO_COMPLEX'], 'a query that could fan out over every line of 100 jobs');
+    const garbage = await acme.query('{ parseJob(id: ');
+    assert.ok(garbage.errors?.length);
+    // And the server still serves real work.
+    const ok = await finish(acme, await submit(acme, strip, 'after.png'));
+    assert.equal(ok.status, 'SUCCEEDED');
+  });
+
+  it('needs an API key, and refuses multipart without the CSRF header', async () => {
+    const anon = new ApiClient(base);
+    assert.deepEqual(codes(await anon.query('{ engine { stats { forwards } } }')), ['UNAUTHENTICATED']);
+    assert.deepEqual(codes(await new ApiClient(base, 'wrong').query(JOB, { id: 'x' })), ['UNAUTHENTICATED']);
+    await assert.rejects(anon.ws(EVENTS, { id: 'x' }), 'graphql-ws refuses a keyless connection');
+    const noCsrf = await acme.upload(CREATE, { input: { file: null } }, ['input', 'file'], strip, 'x.png', false);
+    assert.equal(noCsrf.status, 403);
+  });
+
+  it('reports the engine, health, readiness and Prometheus metrics', async () => {
+    const r = await acme.query<{ engine: { models: { name: string; heads: string[] }[]; strategies: { drafters: { name: string; available: boolean }[]; verifiers: string[] }; stats: { forwards: number; tokensPerForward: number } } }>(
+      `{ engine { models { name heads } strategies { drafters { name available } verifiers } stats { forwards tokensPerForward } } }`,
+    );
+    const e = r.data?.engine;
+    assert.equal(e?.models[0].name, 'specula-line-base');
+    assert.deepEqual(e?.strategies.verifiers, ['greedy', 'tree', 'relaxed']);
+    assert.equal(e?.strategies.drafters.find((d) => d.name === 'ctc')?.available, true);
+    assert.equal(e?.strategies.drafters.find((d) => d.name === 'diffusion')?.available, false);
+    assert.ok((e?.stats.forwards ?? 0) > 0 && (e?.stats.tokensPerForward ?? 0) >= 1);
+    assert.equal((await fetch(`${base}/healthz`)).status, 200);
+    assert.equal((await fetch(`${base}/readyz`)).status, 200);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    for (const name of ['specula_jobs_finished_total{status="succeeded"}', 'specula_queue_depth', 'specula_decoder_tokens_per_forward_bucket', 'specula_decoder_forward_seconds_bucket']) {
+      assert.ok(metrics.includes(name), name);
+    }
+  });
+});
