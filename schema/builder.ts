@@ -7,11 +7,9 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import TracingPlugin, { isRootField } from '@pothos/plugin-tracing';
 import ZodPlugin from '@pothos/plugin-zod';
-import { createSentryWrapper } from '@pothos/tracing-sentry';
+import * as Sentry from '@sentry/node';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../src/resolvers/context.js';
-
-const traceResolver = createSentryWrapper({ includeArgs: false, includeSource: false });
 
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
@@ -28,6 +26,8 @@ export const builder = new SchemaBuilder<{
   plugins: [ScopeAuthPlugin, ErrorsPlugin, ZodPlugin, RelayPlugin, DataloaderPlugin, ComplexityPlugin, TracingPlugin],
   defaultFieldNullability: false,
   scopeAuth: {
+    // Subscriptions are authorised before their stream opens, not only per event.
+    authorizeOnSubscribe: true,
     authScopes: (ctx) => ({ tenant: ctx.tenant !== null }),
     unauthorizedError: (_parent, ctx) =>
       new GraphQLError(
@@ -53,9 +53,11 @@ export const builder = new SchemaBuilder<{
       }),
   },
   tracing: {
-    // Root fields only: a span per job lookup or mutation, not per scalar.
-    default: (config) => isRootField(config),
-    wrap: (resolver, options) => traceResolver(resolver, options),
+    // Root query and mutation fields only: a span per lookup or mutation, not per scalar or per streamed event.
+    // Spans only; errors are reported once, by the server's error masking, and only the unexpected ones.
+    default: (config) => isRootField(config) && config.parentType !== 'Subscription',
+    wrap: (resolver, _options, config) => (parent, args, ctx, info) =>
+      Sentry.startSpan({ name: `${config.parentType}.${config.name}`, op: 'graphql.resolve' }, () => resolver(parent, args, ctx, info)),
   },
 });
 

@@ -75,7 +75,7 @@ const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
   fields: (t) => ({
     file: t.field({ type: 'File', required: false }),
     base64: t.string({ required: false, description: 'The document\'s bytes as base64 (a data: URL prefix is allowed).' }),
-    url: t.string({ required: false, description: 'https only, public addresses only; off unless the server sets SPECULA_URL_INPUT=1.' }),
+    url: t.string({ required: false, description: 'https only, public addresses only; off unless the server sets SPECULA_URL_INPUT=1.', validate: { maxLength: 2048 } }),
     fileName: t.string({ required: false, validate: { maxLength: 255 } }),
     pages: t.string({ required: false, description: 'Pages to read, 0-based: "0,2-4". All pages when absent.', validate: { maxLength: 1000 } }),
     formats: t.field({ type: [OutputFormatEnum], required: false, description: 'Whole-document renderings to keep; all when absent.' }),
@@ -97,7 +97,7 @@ builder.queryFields((t) => ({
     type: ParseJob,
     description: 'Your jobs, newest first.',
     authScopes: { tenant: true },
-    complexity: (args) => ({ field: 1, multiplier: Math.min(args.first ?? 20, MAX_PAGE_SIZE) }),
+    complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), MAX_PAGE_SIZE) }),
     resolve: async (_root, args, ctx) => {
       if (args.last != null || args.before != null) throw apiError('BAD_USER_INPUT', 'parseJobs pages forward only: use first and after');
       const page = await listParseJobs(ctx, ctx.tenant as string, args.first, args.after);
@@ -106,7 +106,10 @@ builder.queryFields((t) => ({
         pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: args.after != null, startCursor: page.jobs[0]?.id ?? null, endCursor: page.endCursor },
       };
     },
-  }),
+  }, {
+    name: 'ParseJobConnection',
+    edgesField: { complexity: { field: 1, multiplier: 1 } }, // the page size is counted once, on parseJobs
+  }, { name: 'ParseJobEdge' }),
 }));
 
 builder.mutationFields((t) => ({

@@ -122,7 +122,8 @@ describe('the GraphQL API', () => {
     assert.equal(job.markdown?.trim(), stdout.trim(), 'the API and the CLI agree');
     // The token stream spells every line of the page, in the job's reading order.
     const tree = await acme.query<{ parseJob: { pages: { index: number; blocks: { lines: { text: string }[] }[] }[] } }>(
-      `query($id: ID!) { parseJob(id: $id) { pages { index blocks { lines { text } } } } }`, { id });
+      `query($id: ID!) { parseJob(id: $id) { pages { index blocks { type box { x y width height } lines { text confidence box { x y width height } } } } } }`, { id });
+    assert.equal(tree.errors, undefined, 'one job\'s whole tree is within the cost limit');
     const page = tree.data?.parseJob.pages[0];
     const lines = page?.blocks.flatMap((b) => b.lines.map((l) => l.text)) ?? [];
     assert.ok(lines.length > 5);
@@ -135,6 +136,9 @@ describe('the GraphQL API', () => {
     const live = events(await acme.ws<{ parseJobEvents: Event }>(EVENTS, { id }));
     assert.equal(live[live.length - 1].__typename, 'JobDone');
     assert.deepEqual(live.map((e) => e.seq), live.map((_, i) => i + 1));
+    // Resuming after the final event ends at once (nothing is left), instead of waiting forever.
+    assert.deepEqual(await acme.sse(EVENTS, { id, after: live.length }), []);
+    assert.deepEqual(await acme.ws(EVENTS, { id, after: 10_000 }), []);
     // Subscribing after the job ended replays it all; resuming from a seq gives exactly the rest.
     const late = events(await acme.sse<{ parseJobEvents: Event }>(EVENTS, { id }));
     assert.deepEqual(late, live);
@@ -166,6 +170,8 @@ describe('the GraphQL API', () => {
     const read = await acme.query<{ parseJob: Job | null }>(JOB, { id });
     assert.equal(read.data?.parseJob, null);
     const list = await acme.query<{ parseJobs: { edges: { node: { id: string } }[] } }>(`{ parseJobs(first: 100) { edges { node { id } } } }`);
+    assert.equal(list.errors, undefined);
+    assert.ok((list.data?.parseJobs.edges.length ?? 0) > 0, 'acme sees its own jobs');
     assert.ok(!list.data?.parseJobs.edges.some((e) => e.node.id === id), 'not in the other tenant\'s list');
     const cancel = await acme.query<{ cancelParseJob: { __typename: string; code?: string } }>(`mutation($id: ID!) { cancelParseJob(id: $id) { __typename ... on Error { code message } } }`, { id });
     assert.equal(cancel.data?.cancelParseJob.__typename, 'NotFoundError');
@@ -261,6 +267,8 @@ describe('the GraphQL API', () => {
     assert.equal(tooDeep.data ?? null, null);
     const aliases = await acme.query(`{ ${Array.from({ length: 40 }, (_, i) => `a${i}: engine { stats { forwards } }`).join(' ')} }`);
     assert.deepEqual(codes(aliases), ['QUERY_TOO_COMPLEX'], 'too many aliases');
+    const fileAsValue = await acme.query(CREATE, { input: { file: 'not-a-file' } });
+    assert.deepEqual(codes(fileAsValue), ['BAD_USER_INPUT'], 'a File scalar sent as a plain value');
     const costly = await acme.query(`{ parseJobs(first: 100) { edges { node { pages { blocks { lines { text box { x y } } } } } } } }`);
     assert.deepEqual(codes(costly), ['QUERY_TOO_COMPLEX'], 'a query that could fan out over every line of 100 jobs');
     const garbage = await acme.query('{ parseJob(id: ');
@@ -272,7 +280,11 @@ describe('the GraphQL API', () => {
 
   it('needs an API key, and refuses multipart without the CSRF header', async () => {
     const anon = new ApiClient(base);
-    assert.deepEqual(codes(await anon.query('{ engine { stats { forwards } } }')), ['UNAUTHENTICATED']);
+    const refused = await anon.query('{ engine { stats { forwards } } }');
+    assert.equal(refused.status, 401);
+    assert.deepEqual(codes(refused), ['UNAUTHENTICATED']);
+    const anonSse = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify({ query: EVENTS, variables: { id: 'x' } }) });
+    assert.equal(anonSse.status, 401, 'a keyless subscription is refused before it starts');
     assert.deepEqual(codes(await new ApiClient(base, 'wrong').query(JOB, { id: 'x' })), ['UNAUTHENTICATED']);
     await assert.rejects(anon.ws(EVENTS, { id: 'x' }), 'graphql-ws refuses a keyless connection');
     const noCsrf = await acme.upload(CREATE, { input: { file: null } }, ['input', 'file'], strip, 'x.png', false);

@@ -24,9 +24,17 @@ export class Jobs {
   /** Store the bytes first, then the job becomes visible to workers. */
   async submit(tenant: string, input: JobInput, bytes: Uint8Array): Promise<JobRecord> {
     const { store, blobs, queue } = this.backends;
+    if (!tenant) throw new Error('a job needs a tenant'); // the API refuses keyless requests before this
     const job = await store.create(tenant, input);
-    await blobs.put(job.id, bytes);
-    await queue.enqueue(job.id);
+    try {
+      await blobs.put(job.id, bytes);
+      await queue.enqueue(job.id);
+    } catch (e) {
+      // Not queued after all: record it, so the job does not sit as QUEUED forever.
+      const error = { code: 'INTERNAL', message: 'the job could not be queued' };
+      if (await store.transition(job.id, ['queued'], { status: 'failed', error }).catch(() => null)) await this.backends.events.publish(job.id, { type: 'failed', ...error }).catch(() => undefined);
+      throw e;
+    }
     return job;
   }
 
@@ -54,9 +62,9 @@ export class Jobs {
     if (job.status === 'queued') {
       const cancelled = await store.transition(id, ['queued'], { status: 'cancelled' });
       if (cancelled) {
+        await events.publish(id, { type: 'cancelled' }); // first: subscribers must hear the end whatever else fails
         await queue.cancel(id);
         await this.backends.blobs.delete(id);
-        await events.publish(id, { type: 'cancelled' });
         return cancelled;
       }
     }
@@ -75,6 +83,10 @@ export class Jobs {
     const job = await this.backends.store.get(tenant, id);
     if (!job) return null;
     return this.backends.events.subscribe(id, afterSeq, signal);
+  }
+
+  countActive(tenant: string): Promise<number> {
+    return this.backends.store.countActive(tenant);
   }
 
   queueDepth(): Promise<number> {

@@ -28,6 +28,8 @@ export class MemoryEventLog implements EventLog {
         yield e;
         if (isFinal(e)) return;
       }
+      // The job has ended and nothing is after `next` (a client resuming after the final event): done.
+      if (log.length && isFinal(log[log.length - 1]) && next >= log.length) return;
       if (signal?.aborted) return;
       await new Promise<void>((resolve) => {
         const done = (): void => {

@@ -20,6 +20,12 @@ export class MemoryJobStore implements JobStore {
     return job && job.tenant === tenant ? structuredClone(job) : null;
   }
 
+  async countActive(tenant: string): Promise<number> {
+    let n = 0;
+    for (const job of this.jobs.values()) if (job.tenant === tenant && (job.status === 'queued' || job.status === 'running')) n++;
+    return n;
+  }
+
   async getMany(tenant: string, ids: readonly string[]): Promise<(JobRecord | null)[]> {
     return Promise.all(ids.map((id) => this.get(tenant, id)));
   }

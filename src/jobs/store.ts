@@ -13,6 +13,8 @@ export interface JobPage {
 export interface JobStore {
   create(tenant: string, input: JobInput): Promise<JobRecord>;
   get(tenant: string, id: string): Promise<JobRecord | null>;
+  /** Jobs of this tenant not yet finished (queued or running), for the per-tenant cap. */
+  countActive(tenant: string): Promise<number>;
   /** Several jobs in one round trip, in the order asked (null where a job does not exist for this tenant). */
   getMany(tenant: string, ids: readonly string[]): Promise<(JobRecord | null)[]>;
   /** Newest first. */

@@ -44,6 +44,8 @@ export interface EngineInfo {
 export interface ApiLimits {
   uploadBytes: number;
   pages: number;
+  /** Unfinished jobs one tenant may have at once. */
+  activeJobs: number;
   depth: number;
   complexity: number;
 }

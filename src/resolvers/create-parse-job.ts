@@ -65,7 +65,7 @@ async function readInput(args: CreateParseJobArgs, ctx: RequestContext): Promise
   const tooLarge = (size: number): Error => apiError('UPLOAD_TOO_LARGE', `the document is ${size} bytes; the limit is ${max}`, { limit: max, size });
   if (args.file) {
     if (args.file.size > max) throw tooLarge(args.file.size);
-    return { bytes: new Uint8Array(await args.file.arrayBuffer()), fileName: args.fileName ?? (args.file.name || 'upload'), source: 'upload' };
+    return { bytes: new Uint8Array(await args.file.arrayBuffer()), fileName: args.fileName ?? ((args.file.name || 'upload').slice(0, 255)), source: 'upload' };
   }
   if (args.base64 != null) {
     const b64 = args.base64.replace(/^data:[^,]*;base64,/, '').replace(/\s+/g, '');
@@ -87,6 +87,10 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: RequestConte
     if (!PAGE_RANGE.test(pages)) throw apiError('INVALID_PAGE_RANGE', `page range "${pages}" is not of the form "0,2-4" (0-based page numbers)`);
     const n = countRangePages(pages);
     if (n > ctx.limits.pages) throw apiError('TOO_MANY_PAGES', `the range asks for ${n} pages; at most ${ctx.limits.pages} per job`, { limit: ctx.limits.pages });
+  }
+  const active = await ctx.jobs.countActive(tenant);
+  if (active >= ctx.limits.activeJobs) {
+    throw apiError('TOO_MANY_JOBS', `you have ${active} jobs queued or running; at most ${ctx.limits.activeJobs} at once. Wait for some to finish, or cancel some`, { limit: ctx.limits.activeJobs });
   }
   const { bytes, fileName, source } = await readInput(args, ctx);
   if (bytes.length === 0) throw apiError('EMPTY_INPUT', 'the document is empty (0 bytes)');

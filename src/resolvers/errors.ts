@@ -12,6 +12,7 @@ export type ApiErrorCode =
   | 'EMPTY_INPUT'
   | 'INVALID_PAGE_RANGE'
   | 'TOO_MANY_PAGES'
+  | 'TOO_MANY_JOBS'
   | 'URL_INPUT_DISABLED'
   | 'URL_REFUSED'
   | 'URL_FETCH_FAILED'

@@ -20,7 +20,13 @@ export function refusedAddress(address: string): string | null {
   let ip = ipaddr.parse(address);
   if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
   const range = ip.range();
-  return range === 'unicast' ? null : range;
+  if (range !== 'unicast') return range;
+  // IPv6: only global unicast (2000::/3); everything else, IPv4-compatible forms included, is refused.
+  if (ip.kind() === 'ipv6') {
+    const first = (ip as ipaddr.IPv6).parts[0];
+    if (first < 0x2000 || first > 0x3fff) return 'not global unicast';
+  }
+  return null;
 }
 
 async function publicAddress(host: string): Promise<{ address: string; family: number }> {
@@ -28,14 +34,13 @@ async function publicAddress(host: string): Promise<{ address: string; family: n
   let addrs: { address: string; family: number }[];
   try {
     addrs = ipaddr.isValid(bare) ? [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }] : await lookup(bare, { all: true });
-  } catch (e) {
-    throw apiError('URL_FETCH_FAILED', `cannot resolve "${host}" (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  } catch {
+    addrs = [];
   }
-  for (const a of addrs) {
-    const why = refusedAddress(a.address);
-    if (why) throw apiError('URL_REFUSED', `"${host}" resolves to ${a.address} (${why}); only public addresses may be fetched`);
+  // One answer for "does not resolve" and "resolves somewhere private": the API must not map internal DNS.
+  if (!addrs.length || addrs.some((a) => refusedAddress(a.address) !== null)) {
+    throw apiError('URL_REFUSED', `"${host}" is not a public address that can be fetched`);
   }
-  if (!addrs.length) throw apiError('URL_FETCH_FAILED', `"${host}" has no address`);
   return addrs[0];
 }
 
@@ -87,7 +92,7 @@ function fetchOnce(url: URL, pinned: { address: string; family: number }, maxByt
         chunks.push(c);
       });
       res.on('end', () => resolve({ status, bytes: new Uint8Array(Buffer.concat(chunks)) }));
-      res.on('error', reject);
+      res.on('error', (e) => reject(apiError('URL_FETCH_FAILED', `reading the document from the URL failed (${(e as NodeJS.ErrnoException).code ?? 'connection error'})`)));
     });
     req.on('error', (e) => reject(signal.aborted ? apiError('URL_FETCH_FAILED', 'fetching the URL took too long') : apiError('URL_FETCH_FAILED', `fetching the URL failed (${(e as NodeJS.ErrnoException).code ?? e.message})`)));
     req.end();
@@ -102,7 +107,14 @@ export function urlFetcher(timeoutMs: number): UrlFetcher {
       const pinned = await publicAddress(url.hostname);
       const res = await fetchOnce(url, pinned, maxBytes, signal);
       if (res.bytes) {
-        const name = decodeURIComponent(url.pathname.split('/').pop() || '') || 'document';
+        const last = url.pathname.split('/').pop() || '';
+        let name: string;
+        try {
+          name = decodeURIComponent(last);
+        } catch {
+          name = last; // not valid percent-encoding: keep it as sent
+        }
+        name = name.slice(0, 255) || 'document';
         return { bytes: res.bytes, fileName: name };
       }
       url = parseHttps(new URL(res.location as string, url).toString());

@@ -64,6 +64,13 @@ function coded(code: string): { propagateOnRejection: false; onReject: ((ctx: Va
   };
 }
 
+/** Refuse without reading the body, and close the connection so the client stops sending it. */
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+  res.setHeader('connection', 'close');
+  json(res, status, { errors: [{ message, extensions: { code, ...extra } }] });
+  req.resume();
+}
+
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
@@ -72,13 +79,15 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 export function createApp(deps: AppDeps): App {
   const { config, keys, logger, report } = deps;
   let closing = false;
+  // A base64 document is 4/3 of its bytes; the rest of the request is small.
+  const base64Limit = Math.ceil((config.limits.uploadBytes * 4) / 3) + MULTIPART_OVERHEAD;
 
   const makeContext = (auth: AuthResult): RequestContext => ({
     tenant: auth.ok ? auth.tenant : null,
     ...(auth.ok ? {} : { authFailure: auth.reason }),
     jobs: deps.jobs,
     engine: deps.engine,
-    limits: { uploadBytes: config.limits.uploadBytes, pages: config.limits.pages, depth: config.limits.depth, complexity: config.limits.complexity },
+    limits: { uploadBytes: config.limits.uploadBytes, pages: config.limits.pages, activeJobs: config.limits.activeJobs, depth: config.limits.depth, complexity: config.limits.complexity },
     fetchUrl: deps.fetchUrl,
     report,
   });
@@ -148,18 +157,29 @@ export function createApp(deps: AppDeps): App {
       );
       return;
     }
-    // Refuse an oversized body before reading it; chunked bodies meet the same limit in the multipart parser.
-    const declared = Number(req.headers['content-length'] ?? NaN);
-    if (declared > config.limits.uploadBytes + MULTIPART_OVERHEAD) {
-      res.setHeader('connection', 'close');
-      json(res, 413, { errors: [{ message: `the request is ${declared} bytes; uploads are limited to ${config.limits.uploadBytes} bytes`, extensions: { code: 'UPLOAD_TOO_LARGE', limit: config.limits.uploadBytes } }] });
-      req.resume();
-      return;
+    if (path === yoga.graphqlEndpoint) {
+      // Who is asking is settled before any body is read: a stranger cannot make the server buffer anything.
+      const auth = keys.authenticate(req.headers.authorization);
+      if (!auth.ok) {
+        res.setHeader('www-authenticate', 'Bearer');
+        return refuse(req, res, 401, 'UNAUTHENTICATED', auth.reason === 'unknown' ? 'the API key is not valid' : auth.reason === 'malformed' ? 'send the API key as "Authorization: Bearer <key>"' : 'an API key is required: send "Authorization: Bearer <key>"');
+      }
+      // Bodies are bounded before they are read. Multipart may stream (its parser enforces the file limit);
+      // other bodies must declare their length, which may hold a base64 document.
+      const declared = Number(req.headers['content-length'] ?? NaN);
+      const multipart = (req.headers['content-type'] ?? '').startsWith('multipart/form-data');
+      const limit = multipart ? config.limits.uploadBytes + MULTIPART_OVERHEAD : base64Limit;
+      if (declared > limit) {
+        return refuse(req, res, 413, 'UPLOAD_TOO_LARGE', `the request is ${declared} bytes; documents are limited to ${config.limits.uploadBytes} bytes`, { limit: config.limits.uploadBytes });
+      }
+      if (req.method === 'POST' && !multipart && Number.isNaN(declared)) {
+        return refuse(req, res, 411, 'BAD_USER_INPUT', 'send a Content-Length with the request body (only multipart uploads may stream)');
+      }
     }
     void yoga.handle(req, res);
   });
 
-  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: base64Limit });
   const wsAuth = new WeakMap<object, AuthResult>();
   const ws = useServer<Record<string, unknown>, { request: IncomingMessage }>(
     {

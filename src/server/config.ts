@@ -27,8 +27,9 @@ const EnvSchema = z.object({
   SPECULA_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024),
   SPECULA_MAX_PIXELS: int(100_000_000),
   SPECULA_MAX_PAGES: int(100),
+  SPECULA_MAX_ACTIVE_JOBS: int(100),
   SPECULA_MAX_DEPTH: int(12),
-  SPECULA_MAX_COMPLEXITY: int(2000),
+  SPECULA_MAX_COMPLEXITY: int(20000),
   SPECULA_URL_INPUT: flag,
   SPECULA_URL_TIMEOUT_MS: int(15_000),
   SENTRY_DSN: z.string().optional(),
@@ -49,6 +50,7 @@ export interface ServerConfig {
     uploadBytes: number;
     pixels: number;
     pages: number;
+    activeJobs: number;
     depth: number;
     complexity: number;
   };
@@ -81,6 +83,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       uploadBytes: e.SPECULA_MAX_UPLOAD_BYTES,
       pixels: e.SPECULA_MAX_PIXELS,
       pages: e.SPECULA_MAX_PAGES,
+      activeJobs: e.SPECULA_MAX_ACTIVE_JOBS,
       depth: e.SPECULA_MAX_DEPTH,
       complexity: e.SPECULA_MAX_COMPLEXITY,
     },

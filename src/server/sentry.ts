@@ -9,7 +9,8 @@ export type Reporter = (error: unknown, extra?: Record<string, string>) => void;
 
 export function createReporter(dsn: string | undefined, logger: Logger): Reporter {
   if (dsn) {
-    Sentry.init({ dsn, tracesSampleRate: 0.1 });
+    // No request bodies (documents, reference text) and no user data leave with an event.
+    Sentry.init({ dsn, tracesSampleRate: 0.1, dataCollection: { httpBodies: [], userInfo: false, cookies: false } });
     logger.info('errors are reported to Sentry');
   }
   return (error, extra = {}) => {

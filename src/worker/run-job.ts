@@ -50,9 +50,11 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Pr
     return;
   }
   if (!(await store.transition(jobId, ['queued'], { status: 'running' }))) return; // cancelled just now
-  // Progress and events from inside decoding callbacks: a failed write is reported, never left unhandled.
-  const fire = (p: Promise<unknown>): void => {
-    p.catch((e: unknown) => deps.report?.(e, jobId));
+  // Progress and events from inside decoding callbacks go out one after another, in the order they happened
+  // (an async event log must not number a later event first); the final event waits for all of them.
+  let chain: Promise<unknown> = Promise.resolve();
+  const fire = (write: () => Promise<unknown>): void => {
+    chain = chain.then(write).catch((e: unknown) => deps.report?.(e, jobId));
   };
   let pagesDone = 0;
   let pagesTotal = 0;
@@ -65,16 +67,17 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Pr
       signal,
       onOpen: (pages) => {
         pagesTotal = pages.length;
-        fire(store.update(jobId, { progress: { pagesDone, pagesTotal } }));
+        fire(() => store.update(jobId, { progress: { pagesDone, pagesTotal } }));
       },
-      onTokens: (page, line, text, fromDraft) => fire(events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft] })),
+      onTokens: (page, line, text, fromDraft) => fire(() => events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft] })),
       onPage: (page) => {
         pagesDone++;
-        page.blocks.forEach((b) => fire(events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown })));
-        fire(events.publish(jobId, { type: 'page', page: page.index, markdown: page.markdown }));
-        fire(store.update(jobId, { progress: { pagesDone, pagesTotal } }));
+        page.blocks.forEach((b) => fire(() => events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown })));
+        fire(() => events.publish(jobId, { type: 'page', page: page.index, markdown: page.markdown }));
+        fire(() => store.update(jobId, { progress: { pagesDone, pagesTotal } }));
       },
     });
+    await chain;
     const metrics = { ...doc.metrics };
     const formats = new Set(job.input.formats ?? OUTPUT_FORMATS);
     const done = await store.transition(jobId, ['running'], {
@@ -92,6 +95,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Pr
     });
     if (done) await events.publish(jobId, { type: 'done', metrics });
   } catch (e) {
+    await chain;
     if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
       if (await store.transition(jobId, ['running'], { status: 'cancelled' })) await events.publish(jobId, { type: 'cancelled' });
       return;
