@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFromEnv } from '../src/server/config.js';
-import { startServer } from '../src/server/embedded.js';
+import { startServer } from '../src/server/start.js';
 import { tesseractRead, tesseractVersion } from '../src/eval/tesseract.js';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { reportHeader, ROOT, writeReport } from './lines.js';
@@ -31,8 +31,10 @@ const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ..
 
 const server = await startServer(configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'bench:bench-key', LOG_LEVEL: 'silent', SPECULA_CONCURRENCY: String(n) }));
 const client = new ApiClient(`http://127.0.0.1:${server.port}`, 'bench-key');
+const engine = server.engine;
+if (!engine) throw new Error('role "all" runs an engine');
 const batchRows: number[] = [];
-server.engine.observeForwards((o) => batchRows.push(o.rows));
+engine.observeForwards((o) => batchRows.push(o.rows));
 
 async function runJob(file: string, decoding: Record<string, unknown>): Promise<{ forwards: number; lines: number }> {
   const r = await client.upload<{ createParseJob: { id: string } }>(CREATE, { input: { file: null, decoding } }, ['input', 'file'], readFileSync(file), basename(file));
@@ -96,7 +98,7 @@ const speedup = (decoding: string): number | null => {
   const par = rows.find((r) => r.decoding === decoding && r.mode === 'all at once');
   return seq && par ? seq.seconds / par.seconds : null;
 };
-const header = reportHeader(server.engine);
+const header = reportHeader(engine);
 const report = {
   ...header,
   jobs: n,

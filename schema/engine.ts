@@ -34,6 +34,7 @@ const Strategies = builder.objectRef<StrategyInfo>('Strategies').implement({
 
 const Stats = builder.objectRef<EngineStats>('EngineStats').implement({
   fields: (t) => ({
+    workers: t.exposeInt('workers'),
     queuedLines: t.exposeInt('queuedLines'),
     activeLines: t.exposeInt('activeLines'),
     forwards: t.exposeInt('forwards'),

@@ -55,6 +55,12 @@ const JobCancelled = builder.objectRef<Of<'cancelled'>>('JobCancelled').implemen
   fields: (t) => ({ cancelled: t.boolean({ resolve: () => true }) }),
 });
 
+const JobRestarted = builder.objectRef<Of<'restarted'>>('JobRestarted').implement({
+  description: 'The job is read again from the start (its worker stopped mid-job): drop the text its token deltas built so far.',
+  interfaces: [JobEvent],
+  fields: (t) => ({ attempt: t.exposeInt('attempt') }),
+});
+
 const TYPE_NAMES: Record<Sequenced['type'], string> = {
   token: 'TokenDelta',
   region: 'RegionDone',
@@ -62,10 +68,11 @@ const TYPE_NAMES: Record<Sequenced['type'], string> = {
   done: 'JobDone',
   failed: 'JobFailed',
   cancelled: 'JobCancelled',
+  restarted: 'JobRestarted',
 };
 
 export const ParseJobEvent = builder.unionType('ParseJobEvent', {
-  types: [TokenDelta, RegionDone, PageDone, JobDone, JobFailed, JobCancelled],
+  types: [TokenDelta, RegionDone, PageDone, JobDone, JobFailed, JobCancelled, JobRestarted],
   resolveType: (e) => TYPE_NAMES[e.type],
 });
 

@@ -13,7 +13,7 @@ import { MemoryJobStore } from '../src/jobs/memory-store.js';
 import type { JobPage } from '../src/jobs/store.js';
 import { refusedAddress } from '../src/resolvers/fetch-url.js';
 import { configFromEnv } from '../src/server/config.js';
-import { type RunningServer, startServer } from '../src/server/embedded.js';
+import { type RunningServer, startServer } from '../src/server/start.js';
 import { ApiClient, codes } from './helpers/api-client.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { printedSchema } from '../schema/print.js';
 import { configFromEnv } from '../src/server/config.js';
-import { type RunningServer, startServer } from '../src/server/embedded.js';
+import { type RunningServer, startServer } from '../src/server/start.js';
 import { ApiClient, codes, type GqlResult } from './helpers/api-client.js';
 import { hugePngHeader, ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
 
@@ -186,6 +186,7 @@ describe('the GraphQL API', () => {
 
   it('lines of concurrent jobs share decoder batches', async () => {
     const rows: number[] = [];
+    assert.ok(server.engine, 'the default role runs the engine in this process');
     const stop = server.engine.observeForwards((o) => rows.push(o.rows));
     try {
       const ids = await Promise.all([0, 1, 2, 3].map((i) => submit(acme, strip, `together-${i}.png`)));

@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import type { Sequenced } from '../src/jobs/events.js';
+import { randomUUID } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import type { EventLog, Sequenced } from '../src/jobs/events.js';
 import { MemoryEventLog } from '../src/jobs/memory-event-log.js';
 import { MemoryJobQueue } from '../src/jobs/memory-queue.js';
 import { MemoryJobStore } from '../src/jobs/memory-store.js';
+import { RedisEventLog } from '../src/jobs/redis-event-log.js';
+import { RedisJobStore } from '../src/jobs/redis-store.js';
+import type { JobStore } from '../src/jobs/store.js';
+
+const REDIS = process.env.SPECULA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function collect(it: AsyncIterable<Sequenced>): Promise<Sequenced[]> {
   const out: Sequenced[] = [];
@@ -11,47 +18,128 @@ async function collect(it: AsyncIterable<Sequenced>): Promise<Sequenced[]> {
   return out;
 }
 
-describe('job events', () => {
+/** Each backend gets the same tests: the embedded one, and Redis (a fresh key prefix per run, removed after). */
+const connections: Redis[] = [];
+const prefix = `test-${randomUUID().slice(0, 8)}`;
+const redis = (): Redis => {
+  const r = new Redis(REDIS, { maxRetriesPerRequest: null });
+  connections.push(r);
+  return r;
+};
+after(async () => {
+  const r = connections[0];
+  if (r) {
+    const keys = await r.keys(`${prefix}:*`);
+    if (keys.length) await r.del(...keys);
+  }
+  for (const c of connections) c.disconnect();
+});
+
+const backends: { name: string; log: () => EventLog; store: (retentionSeconds?: number) => JobStore }[] = [
+  { name: 'in memory', log: () => new MemoryEventLog(), store: () => new MemoryJobStore() },
+  {
+    name: 'in Redis',
+    log: () => new RedisEventLog(redis(), redis(), { prefix, retentionSeconds: 60 }),
+    store: (retentionSeconds = 60) => new RedisJobStore(redis(), { prefix, retentionSeconds }),
+  },
+];
+
+for (const b of backends) {
+describe(`job events ${b.name}`, () => {
   it('a late subscriber gets what it missed, then live events, with no gap and no duplicate', async () => {
-    const log = new MemoryEventLog();
-    await log.publish('j', { type: 'token', page: 0, line: 0, text: 'He', fromDraft: [false, true] });
-    await log.publish('j', { type: 'token', page: 0, line: 0, text: 'llo', fromDraft: [true, true, false] });
-    const late = collect(log.subscribe('j'));
-    const fromTwo = collect(log.subscribe('j', 2));
-    await log.publish('j', { type: 'page', page: 0, markdown: 'Hello' });
-    await log.publish('j', { type: 'done', metrics: {} });
-    await log.publish('j', { type: 'token', page: 9, line: 9, text: 'after the end', fromDraft: [] });
+    const log = b.log();
+    const j = randomUUID();
+    await log.publish(j, { type: 'token', page: 0, line: 0, text: 'He', fromDraft: [false, true] });
+    await log.publish(j, { type: 'token', page: 0, line: 0, text: 'llo', fromDraft: [true, true, false] });
+    const late = collect(log.subscribe(j));
+    const fromTwo = collect(log.subscribe(j, 2));
+    await new Promise((r) => setTimeout(r, 50));
+    await log.publish(j, { type: 'page', page: 0, markdown: 'Hello' });
+    await log.publish(j, { type: 'done', metrics: {} });
+    await log.publish(j, { type: 'token', page: 9, line: 9, text: 'after the end', fromDraft: [] });
     const all = await late;
     assert.deepEqual(all.map((e) => e.seq), [1, 2, 3, 4], 'ends with the final event');
     assert.deepEqual(all.map((e) => e.type), ['token', 'token', 'page', 'done']);
+    assert.deepEqual(all[1], { type: 'token', page: 0, line: 0, text: 'llo', fromDraft: [true, true, false], seq: 2, jobId: j });
     assert.deepEqual((await fromTwo).map((e) => e.seq), [3, 4]);
+    assert.deepEqual(await collect(log.subscribe(j, 4)), [], 'resuming after the final event ends at once');
+  });
+
+  it('a subscriber on one instance hears events published on another, in order', async () => {
+    const [here, there] = [b.log(), b.name === 'in memory' ? null : b.log()];
+    const pub = there ?? here;
+    const j = randomUUID();
+    const got = collect(here.subscribe(j));
+    await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50; i++) await pub.publish(j, { type: 'token', page: 0, line: i % 3, text: String(i), fromDraft: [false] });
+    await pub.publish(j, { type: 'done', metrics: {} });
+    const all = await got;
+    assert.deepEqual(all.map((e) => e.seq), Array.from({ length: 51 }, (_, i) => i + 1));
   });
 
   it('a subscription stops when its signal aborts', async () => {
-    const log = new MemoryEventLog();
+    const log = b.log();
     const ctrl = new AbortController();
-    const got = collect(log.subscribe('k', 0, ctrl.signal));
-    await log.publish('k', { type: 'token', page: 0, line: 0, text: 'a', fromDraft: [false] });
-    setImmediate(() => ctrl.abort());
+    const k = randomUUID();
+    const got = collect(log.subscribe(k, 0, ctrl.signal));
+    await new Promise((r) => setTimeout(r, 50));
+    await log.publish(k, { type: 'token', page: 0, line: 0, text: 'a', fromDraft: [false] });
+    setTimeout(() => ctrl.abort(), 100);
     assert.equal((await got).length, 1);
   });
 });
 
-describe('job store', () => {
+describe(`job store ${b.name}`, () => {
   it('a tenant sees only its own jobs, newest first, a page at a time', async () => {
-    const store = new MemoryJobStore();
+    const store = b.store();
+    const A = `A-${randomUUID()}`;
     const a = [];
-    for (let i = 0; i < 5; i++) a.push(await store.create('A', { fileName: `a${i}.png`, size: 1 }));
-    const b = await store.create('B', { fileName: 'b.png', size: 1 });
-    assert.equal(await store.get('A', b.id), null, "A cannot read B's job");
-    assert.equal((await store.get('B', b.id))?.input.fileName, 'b.png');
-    const p1 = await store.list('A', 2);
+    for (let i = 0; i < 5; i++) a.push(await store.create(A, { fileName: `a${i}.png`, size: 1 }));
+    const b2 = await store.create('B', { fileName: 'b.png', size: 1 });
+    assert.equal(await store.get(A, b2.id), null, "A cannot read B's job");
+    assert.equal((await store.get('B', b2.id))?.input.fileName, 'b.png');
+    assert.deepEqual((await store.getMany(A, [a[0].id, b2.id])).map((j) => j?.input.fileName ?? null), ['a0.png', null]);
+    const p1 = await store.list(A, 2);
     assert.deepEqual(p1.jobs.map((j) => j.input.fileName), ['a4.png', 'a3.png']);
     assert.ok(p1.hasNextPage);
-    const p2 = await store.list('A', 10, p1.endCursor ?? undefined);
+    const p2 = await store.list(A, 10, p1.endCursor ?? undefined);
     assert.deepEqual(p2.jobs.map((j) => j.input.fileName), ['a2.png', 'a1.png', 'a0.png']);
     assert.equal(p2.hasNextPage, false);
-    assert.deepEqual((await store.list('A', 10, b.id)).jobs, [], "B's cursor pages nothing of A's");
+    assert.deepEqual((await store.list(A, 10, b2.id)).jobs, [], "B's cursor pages nothing of A's");
+  });
+
+  it('status changes happen once: the first transition wins, the rest see it was taken', async () => {
+    const store = b.store();
+    const t = `T-${randomUUID()}`;
+    const job = await store.create(t, { fileName: 'x.png', size: 1, formats: [] });
+    assert.equal(await store.countActive(t), 1);
+    const both = await Promise.all([
+      store.transition(job.id, ['queued'], { status: 'running' }),
+      store.transition(job.id, ['queued'], { status: 'cancelled' }),
+    ]);
+    assert.equal(both.filter(Boolean).length, 1, 'exactly one wins');
+    const now = await store.load(job.id);
+    assert.equal(now?.input.formats?.length, 0, 'empty arrays survive the round trip');
+    if (now?.status === 'running') {
+      const done = await store.transition(job.id, ['running'], { status: 'succeeded', result: { format: 'png', pageCount: 1, pages: [], metrics: { forwards: 3 } } });
+      assert.equal(done?.result?.metrics.forwards, 3);
+    }
+    assert.equal(await store.countActive(t), 0, 'a finished job is no longer active');
+    assert.equal(await store.transition(job.id, ['queued', 'running'], { status: 'failed' }), null);
+  });
+});
+}
+
+describe('job store in Redis: retention', () => {
+  it('a finished job expires after the retention period, and leaves the listing', async () => {
+    const store = backends[1].store(1);
+    const t = `R-${randomUUID()}`;
+    const keep = await store.create(t, { fileName: 'keep.png', size: 1 });
+    const gone = await store.create(t, { fileName: 'gone.png', size: 1 });
+    await store.transition(gone.id, ['queued'], { status: 'failed', error: { code: 'X', message: 'x' } });
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(await store.get(t, gone.id), null);
+    assert.deepEqual((await store.list(t, 10)).jobs.map((j) => j.id), [keep.id], 'unfinished jobs stay');
   });
 });
 

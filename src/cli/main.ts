@@ -11,7 +11,7 @@ const USAGE = `usage:
                 [--top-k K --min-ratio R (relaxed)] [--reference TEXTFILE]
   specula eval [--eval-dir DIR] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
   specula check-bundle [DIR]
-  specula serve                (the GraphQL API on PORT, default 4000; settings from the environment)`;
+  specula serve [--role all|api|worker]   (the GraphQL API on PORT, default 4000; settings from the environment)`;
 
 const commands: Record<string, (args: string[]) => Promise<number>> = {
   parse: parseCommand,

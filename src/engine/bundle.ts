@@ -77,7 +77,8 @@ export const DEFAULT_BUNDLE = resolve(
   '..', '..', '..', 'models', 'specula-line-base',
 );
 
-function readConfig(dir: string): BundleConfig {
+/** A bundle's validated config alone, without loading its models (an API instance needs no more). */
+export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
   const path = join(dir, 'config.json');
   if (!existsSync(path)) throw new EngineError('BUNDLE_MISSING_FILE', `model bundle file is missing: ${path}`, path);
   let raw: unknown;
@@ -148,7 +149,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
       );
     }
   }
-  const config = readConfig(dir);
+  const config = readBundleConfig(dir);
   const visionBytes = checkedBytes(dir, config.files.vision);
   const decoderBytes = checkedBytes(dir, config.files.decoder);
   const vision = await openSession(visionBytes, join(dir, config.files.vision.path), { ...opts, device });

@@ -8,7 +8,9 @@ export type JobEvent =
   | { type: 'page'; page: number; markdown: string }
   | { type: 'done'; metrics: Record<string, unknown> }
   | { type: 'failed'; code: string; message: string }
-  | { type: 'cancelled' };
+  | { type: 'cancelled' }
+  /** The job is being read again from the start (its worker died): drop what its token events built so far. */
+  | { type: 'restarted'; attempt: number };
 
 export type Sequenced = JobEvent & { seq: number; jobId: string };
 

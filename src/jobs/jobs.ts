@@ -28,7 +28,7 @@ export class Jobs {
     const job = await store.create(tenant, input);
     try {
       await blobs.put(job.id, bytes);
-      await queue.enqueue(job.id);
+      await queue.enqueue(job.id, { tenant });
     } catch (e) {
       // Not queued after all: record it, so the job does not sit as QUEUED forever.
       const error = { code: 'INTERNAL', message: 'the job could not be queued' };

@@ -23,13 +23,14 @@ export class MemoryEventLog implements EventLog {
     let next = afterSeq; // events are 1-based: log[next] is the one after `next`
     for (;;) {
       const log = this.logs.get(jobId) ?? [];
+      // The job has ended and `next` is at or past its final event (a client resuming after the end): done.
+      const final = log.findIndex(isFinal);
+      if (final >= 0 && next > final) return;
       while (next < log.length) {
         const e = log[next++];
         yield e;
         if (isFinal(e)) return;
       }
-      // The job has ended and nothing is after `next` (a client resuming after the final event): done.
-      if (log.length && isFinal(log[log.length - 1]) && next >= log.length) return;
       if (signal?.aborted) return;
       await new Promise<void>((resolve) => {
         const done = (): void => {

@@ -45,7 +45,7 @@ export class MemoryJobQueue implements JobQueue {
       const ctrl = new AbortController();
       this.running.set(id, ctrl);
       // A handler that throws has already recorded its failure; the queue only moves on.
-      this.handler(id, ctrl.signal)
+      this.handler(id, ctrl.signal, { attempt: 1 })
         .catch(() => undefined)
         .finally(() => {
           this.running.delete(id);

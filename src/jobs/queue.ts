@@ -1,8 +1,17 @@
 /** Work waiting for a worker. A handler gets the job id and a signal that fires when the job is cancelled. */
-export type JobHandler = (jobId: string, signal: AbortSignal) => Promise<void>;
+export interface JobRun {
+  /** 1 for the first try; more when the job is taken up again (its worker died, or it stalled). */
+  attempt: number;
+  /** Tries the queue still has for this job after this one (0 or absent: this is the last). */
+  attemptsLeft?: number;
+  /** The tenant the job belongs to, when the queue was told (per-tenant limits use it). */
+  tenant?: string;
+}
+
+export type JobHandler = (jobId: string, signal: AbortSignal, run: JobRun) => Promise<void>;
 
 export interface JobQueue {
-  enqueue(jobId: string): Promise<void>;
+  enqueue(jobId: string, opts?: { tenant?: string }): Promise<void>;
   /** Start taking jobs, at most `concurrency` at once. */
   process(handler: JobHandler, concurrency: number): void;
   /** Stop a queued job before it starts, or signal a running one; true if the queue knew the job. */

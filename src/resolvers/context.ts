@@ -23,7 +23,9 @@ export interface StrategyInfo {
 }
 
 export interface EngineStats {
-  /** Lines waiting for a decoder slot, and lines decoding now (all jobs together). */
+  /** Workers reporting (1 in the embedded mode). */
+  workers: number;
+  /** Lines waiting for a decoder slot, and lines decoding now (all jobs, all workers together). */
   queuedLines: number;
   activeLines: number;
   forwards: number;
@@ -36,7 +38,7 @@ export interface EngineStats {
 export interface EngineInfo {
   model(): ModelInfo;
   strategies(): StrategyInfo;
-  stats(): EngineStats;
+  stats(): Promise<EngineStats>;
   /** Null when the options are valid for this bundle; otherwise a message naming the valid choices. */
   checkDecoding(input: DecodingOptionsInput): string | null;
 }

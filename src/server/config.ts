@@ -32,6 +32,17 @@ const EnvSchema = z.object({
   SPECULA_MAX_COMPLEXITY: int(20000),
   SPECULA_URL_INPUT: flag,
   SPECULA_URL_TIMEOUT_MS: int(15_000),
+  SPECULA_REDIS_URL: z.string().optional(),
+  SPECULA_REDIS_PREFIX: z.string().regex(/^[\w.-]+$/).default('specula'),
+  SPECULA_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+  SPECULA_BLOB_DIR: z.string().optional(),
+  SPECULA_REDIS_BLOB_MAX_BYTES: int(32 * 1024 * 1024),
+  SPECULA_RETENTION_SECONDS: int(86_400),
+  SPECULA_JOB_ATTEMPTS: int(3),
+  SPECULA_TENANT_CONCURRENCY: int(4),
+  SPECULA_WORKER_PORT: int(4001, 0),
+  /** How long a worker may go without renewing a job's lock before the job is given to another (ms). */
+  SPECULA_LOCK_MS: int(30_000, 1000),
   SENTRY_DSN: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -57,6 +68,18 @@ export interface ServerConfig {
   urlInput: { enabled: boolean; timeoutMs: number };
   sentryDsn?: string;
   logLevel: string;
+  role: 'all' | 'api' | 'worker';
+  /** Set: the distributed mode (Redis store, BullMQ queue, Redis events and blobs). Unset: everything in-process. */
+  redisUrl?: string;
+  /** Key prefix in Redis, so several deployments (or test runs) can share one Redis. */
+  redisPrefix: string;
+  blobDir?: string;
+  redisBlobMaxBytes: number;
+  retentionSeconds: number;
+  jobAttempts: number;
+  tenantConcurrency: number;
+  workerPort: number;
+  lockMs: number;
 }
 
 export class ConfigError extends Error {
@@ -90,5 +113,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     urlInput: { enabled: e.SPECULA_URL_INPUT, timeoutMs: e.SPECULA_URL_TIMEOUT_MS },
     sentryDsn: e.SENTRY_DSN || undefined,
     logLevel: e.LOG_LEVEL,
+    role: e.SPECULA_ROLE,
+    redisUrl: e.SPECULA_REDIS_URL || undefined,
+    redisPrefix: e.SPECULA_REDIS_PREFIX,
+    blobDir: e.SPECULA_BLOB_DIR || undefined,
+    redisBlobMaxBytes: e.SPECULA_REDIS_BLOB_MAX_BYTES,
+    retentionSeconds: e.SPECULA_RETENTION_SECONDS,
+    jobAttempts: e.SPECULA_JOB_ATTEMPTS,
+    tenantConcurrency: e.SPECULA_TENANT_CONCURRENCY,
+    workerPort: e.SPECULA_WORKER_PORT,
+    lockMs: e.SPECULA_LOCK_MS,
   };
 }

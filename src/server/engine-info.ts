@@ -1,14 +1,17 @@
-/** What the `engine` query shows, read off the running engine and the forward counters. */
+/**
+ * What the `engine` query shows: the model (from its bundle config: an API instance never loads the model),
+ * the strategies it allows, and live figures summed over the workers that are up.
+ */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine } from '../engine/engine.js';
+import type { BundleConfig } from '../engine/bundle.js';
 import { EngineError } from '../engine/errors.js';
-import { strategies } from '../engine/options.js';
+import { resolveDecoding, strategies } from '../engine/options.js';
+import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
-import type { ServerMetrics } from './metrics.js';
 
-export function engineInfo(engine: Engine, metrics: ServerMetrics): EngineInfo {
-  const { config, dir, device } = engine.bundle;
+export function engineInfo(bundle: { config: BundleConfig; dir: string; device: string }, workers: () => Promise<WorkerStats[]>): EngineInfo {
+  const { config, dir, device } = bundle;
   const model: ModelInfo = {
     name: config.name,
     created: config.created ?? '',
@@ -21,20 +24,22 @@ export function engineInfo(engine: Engine, metrics: ServerMetrics): EngineInfo {
   return {
     model: () => model,
     strategies: () => strategies(config),
-    stats: () => {
-      const s = engine.stats;
+    stats: async () => {
+      const ws = await workers();
+      const sum = (k: keyof Omit<WorkerStats, 'worker' | 'device'>): number => ws.reduce((n, w) => n + w[k], 0);
       return {
-        queuedLines: s.queued,
-        activeLines: s.active,
-        forwards: s.forwards,
-        maxBatch: engine.maxBatch,
-        tokensPerForward: metrics.rowForwards ? metrics.committed / metrics.rowForwards : null,
-        meanForwardMs: metrics.forwards ? metrics.forwardMs / metrics.forwards : null,
+        workers: ws.length,
+        queuedLines: sum('queuedLines'),
+        activeLines: sum('activeLines'),
+        forwards: sum('forwards'),
+        maxBatch: Math.max(0, ...ws.map((w) => w.maxBatch)),
+        tokensPerForward: sum('rowForwards') ? sum('committed') / sum('rowForwards') : null,
+        meanForwardMs: sum('forwards') ? sum('forwardMs') / sum('forwards') : null,
       };
     },
     checkDecoding: (input) => {
       try {
-        engine.resolve(input);
+        resolveDecoding(input, config);
         return null;
       } catch (e) {
         if (e instanceof EngineError && e.code === 'INVALID_OPTIONS') return e.message;

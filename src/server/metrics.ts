@@ -7,7 +7,8 @@ import type { ForwardObservation } from '../engine/scheduler.js';
 
 export interface MetricSources {
   queueDepth(): Promise<number>;
-  engineLoad(): { queued: number; active: number };
+  /** Where this process runs an engine. */
+  engineLoad?: () => { queued: number; active: number };
 }
 
 export class ServerMetrics {
@@ -36,13 +37,14 @@ export class ServerMetrics {
         this.set(await sources.queueDepth());
       },
     });
-    new Gauge({
+    const engineLoad = sources.engineLoad;
+    if (engineLoad) new Gauge({
       name: 'specula_engine_lines',
       help: 'Text lines in the engine, by state',
       labelNames: ['state'],
       registers,
       collect() {
-        const load = sources.engineLoad();
+        const load = engineLoad();
         this.set({ state: 'queued' }, load.queued);
         this.set({ state: 'active' }, load.active);
       },

@@ -10,6 +10,7 @@ import { EngineError } from '../engine/errors.js';
 import type { BlobStore } from '../jobs/blob-store.js';
 import { OUTPUT_FORMATS } from '../jobs/job.js';
 import type { EventLog } from '../jobs/events.js';
+import type { JobRun } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import { readDocument } from './read-document.js';
 
@@ -24,12 +25,15 @@ export interface WorkerDeps {
   report?: (error: unknown, jobId: string) => void;
 }
 
-export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Promise<void> {
+export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run: JobRun = { attempt: 1 }): Promise<void> {
   try {
-    await readJob(deps, jobId, signal);
+    await readJob(deps, jobId, signal, run);
   } catch (e) {
-    // Not the document's fault and not decoding's: a backend broke. The job still ends, as INTERNAL.
+    // Not the document's fault and not decoding's: a backend broke (a store or log outage). With tries left,
+    // the queue takes the job up again later (it stays RUNNING and its next worker takes it over); on the last
+    // try it ends as INTERNAL.
     deps.report?.(e, jobId);
+    if ((run.attemptsLeft ?? 0) > 0) throw e;
     const error = { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
     try {
       if (await deps.store.transition(jobId, ['queued', 'running'], { status: 'failed', error })) await deps.events.publish(jobId, { type: 'failed', ...error });
@@ -39,17 +43,21 @@ export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSigna
   }
 }
 
-async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Promise<void> {
+async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run: JobRun): Promise<void> {
   const { store, events, blobs, engine } = deps;
   const job = await store.load(jobId);
-  if (!job || job.status !== 'queued') return; // cancelled while waiting, or already taken
+  // Finished or cancelled while waiting: nothing to do. RUNNING means its last worker died (or a backend broke
+  // under it): this worker takes it over and reads it again from the start.
+  if (!job || (job.status !== 'queued' && job.status !== 'running')) return;
+  const from = job.status;
   const bytes = await blobs.get(jobId);
   if (!bytes) {
     const error = { code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' };
-    if (await store.transition(jobId, ['queued'], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
+    if (await store.transition(jobId, [from], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
     return;
   }
-  if (!(await store.transition(jobId, ['queued'], { status: 'running' }))) return; // cancelled just now
+  if (!(await store.transition(jobId, [from], { status: 'running', progress: { pagesDone: 0, pagesTotal: 0 } }))) return; // cancelled just now
+  if (from === 'running') await events.publish(jobId, { type: 'restarted', attempt: run.attempt });
   // Progress and events from inside decoding callbacks go out one after another, in the order they happened
   // (an async event log must not number a later event first); the final event waits for all of them.
   let chain: Promise<unknown> = Promise.resolve();
@@ -98,13 +106,13 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal): Pr
     await chain;
     if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
       if (await store.transition(jobId, ['running'], { status: 'cancelled' })) await events.publish(jobId, { type: 'cancelled' });
-      return;
+    } else {
+      const typed = e instanceof DocumentError || e instanceof EngineError;
+      if (!typed) deps.report?.(e, jobId);
+      const error = typed ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
+      if (await store.transition(jobId, ['running'], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
     }
-    const typed = e instanceof DocumentError || e instanceof EngineError;
-    if (!typed) deps.report?.(e, jobId);
-    const error = typed ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
-    if (await store.transition(jobId, ['running'], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
-  } finally {
-    await blobs.delete(jobId).catch((e: unknown) => deps.report?.(e, jobId));
   }
+  // Only now, with the job final, are its bytes no longer needed (a retry after an outage needs them).
+  await blobs.delete(jobId).catch((e: unknown) => deps.report?.(e, jobId));
 }

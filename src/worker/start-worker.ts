@@ -11,15 +11,11 @@ export interface WorkerHooks {
 }
 
 export function startWorker(deps: WorkerDeps, queue: JobQueue, concurrency: number, hooks: WorkerHooks = {}): void {
-  queue.process(async (jobId, signal) => {
+  queue.process(async (jobId, signal, run) => {
     const t0 = performance.now();
     hooks.started?.(jobId);
-    try {
-      await runJob(deps, jobId, signal);
-    } catch (e) {
-      // runJob records its own failures; anything escaping is a store or log outage.
-      deps.report?.(e, jobId);
-    }
+    // runJob records its own failures; what it throws is an outage with tries left, for the queue to retry.
+    await runJob(deps, jobId, signal, run);
     const job = await deps.store.load(jobId).catch(() => null);
     hooks.finished?.(jobId, job?.status ?? 'unknown', performance.now() - t0);
   }, concurrency);

@@ -1,0 +1,70 @@
+/**
+ * The job backends for a mode: in-process ones (the default, no services), or Redis ones when a Redis URL is
+ * given (store, BullMQ queue, event log with pub/sub, blobs, the fleet's live stats). Both modes run the same
+ * API, worker and engine code.
+ */
+import { Redis } from 'ioredis';
+import { MemoryBlobStore } from './blob-store.js';
+import { BullJobQueue } from './bullmq-queue.js';
+import { type Fleet, MemoryFleet, RedisFleet } from './fleet.js';
+import { FsBlobStore } from './fs-blob-store.js';
+import type { JobBackends } from './jobs.js';
+import { MemoryEventLog } from './memory-event-log.js';
+import { MemoryJobQueue } from './memory-queue.js';
+import { MemoryJobStore } from './memory-store.js';
+import { RedisBlobStore } from './redis-blob-store.js';
+import { RedisEventLog } from './redis-event-log.js';
+import { RedisJobStore } from './redis-store.js';
+
+export interface BackendSettings {
+  redisUrl?: string;
+  /** Embedded mode: where uploads wait on disk (null: in memory). */
+  blobDir?: string | null;
+  redisBlobMaxBytes: number;
+  retentionSeconds: number;
+  jobAttempts: number;
+  tenantConcurrency: number;
+  lockMs: number;
+  prefix?: string;
+}
+
+export interface Backends extends JobBackends {
+  fleet: Fleet;
+  mode: 'embedded' | 'redis';
+  /** Redis answers (embedded: always true). */
+  ping(): Promise<boolean>;
+  /** Close connections; the queue is closed first, on its own (it stops the workers). */
+  close(): Promise<void>;
+}
+
+export function createBackends(s: BackendSettings): Backends {
+  if (!s.redisUrl) {
+    return {
+      mode: 'embedded',
+      store: new MemoryJobStore(),
+      queue: new MemoryJobQueue(),
+      events: new MemoryEventLog(),
+      blobs: s.blobDir === null ? new MemoryBlobStore() : new FsBlobStore(s.blobDir),
+      fleet: new MemoryFleet(),
+      ping: async () => true,
+      close: async () => undefined,
+    };
+  }
+  // ioredis reconnects on its own; commands issued meanwhile wait (no per-request retry cap) instead of failing.
+  const redis = new Redis(s.redisUrl, { maxRetriesPerRequest: null });
+  const subscriber = new Redis(s.redisUrl, { maxRetriesPerRequest: null });
+  const queue = new BullJobQueue({ url: s.redisUrl, prefix: s.prefix, attempts: s.jobAttempts, tenantConcurrency: s.tenantConcurrency, lockMs: s.lockMs, retentionSeconds: s.retentionSeconds });
+  return {
+    mode: 'redis',
+    store: new RedisJobStore(redis, { prefix: s.prefix, retentionSeconds: s.retentionSeconds }),
+    queue,
+    events: new RedisEventLog(redis, subscriber, { prefix: s.prefix, retentionSeconds: s.retentionSeconds }),
+    blobs: new RedisBlobStore(redis, { prefix: s.prefix, maxBytes: s.redisBlobMaxBytes, ttlSeconds: s.retentionSeconds }),
+    fleet: new RedisFleet(redis, { prefix: s.prefix, ttlSeconds: 10 }),
+    ping: async () => (await redis.ping()) === 'PONG',
+    close: async () => {
+      subscriber.disconnect();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The distributed queue on BullMQ: retries with exponential backoff, stalled-job recovery (a worker that dies
+ * mid-job loses its lock and the job goes back to waiting, for another worker), a per-tenant cap on jobs running
+ * at once across all workers, and an optional global rate limit. Cancelling a running job is a message on a
+ * Redis channel every worker listens to; the one running it aborts it.
+ */
+import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { JobHandler, JobQueue } from './queue.js';
+
+// KEYS: the tenant's running set (member = job id, score = lease expiry ms). ARGV: now, lease until, limit, job id.
+const LEASE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) - tonumber(ARGV[1]))
+  return 1
+end
+return 0
+`;
+
+export interface BullQueueOptions {
+  url: string;
+  prefix?: string;
+  /** Tries per job, the first included. */
+  attempts: number;
+  /** Jobs of one tenant running at once, across all workers. */
+  tenantConcurrency: number;
+  /** A worker that stops renewing its lock for this long is taken to be dead. */
+  lockMs?: number;
+  /** Keep finished queue entries this long (the job record has its own retention). */
+  retentionSeconds: number;
+  /** At most `max` jobs started per `durationMs`, all workers together. */
+  rateLimit?: { max: number; durationMs: number };
+}
+
+interface Payload {
+  jobId: string;
+  tenant?: string;
+}
+
+const QUEUE = 'specula-parse';
+
+export class BullJobQueue implements JobQueue {
+  private readonly queue: Queue<Payload>;
+  private readonly redis: Redis;
+  private worker: Worker<Payload> | null = null;
+  private cancelListener: Redis | null = null;
+  private readonly running = new Map<string, AbortController>();
+  private readonly p: string;
+
+  constructor(private readonly opts: BullQueueOptions) {
+    this.p = opts.prefix ?? 'specula';
+    this.redis = new Redis(opts.url, { maxRetriesPerRequest: null });
+    this.redis.defineCommand('speculaLease', { numberOfKeys: 1, lua: LEASE });
+    this.queue = new Queue<Payload>(QUEUE, { connection: this.connection(), prefix: `${this.p}:bull` });
+  }
+
+  private connection(): { url: string; maxRetriesPerRequest: null } {
+    return { url: this.opts.url, maxRetriesPerRequest: null };
+  }
+
+  private cancelChannel = (): string => `${this.p}:cancel`;
+  private tenantKey = (tenant: string): string => `${this.p}:tenant:${tenant}:running`;
+
+  async enqueue(jobId: string, opts: { tenant?: string } = {}): Promise<void> {
+    await this.queue.add('parse', { jobId, ...(opts.tenant ? { tenant: opts.tenant } : {}) }, {
+      jobId,
+      attempts: this.opts.attempts,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: { age: this.opts.retentionSeconds },
+      removeOnFail: { age: this.opts.retentionSeconds },
+    });
+  }
+
+  private async lease(tenant: string, jobId: string, ms: number): Promise<boolean> {
+    const now = Date.now();
+    const ok = await (this.redis as Redis & { speculaLease(...a: (string | number)[]): Promise<number> })
+      .speculaLease(this.tenantKey(tenant), now, now + ms, this.opts.tenantConcurrency, jobId);
+    return ok === 1;
+  }
+
+  process(handler: JobHandler, concurrency: number): void {
+    const lockMs = this.opts.lockMs ?? 30_000;
+    this.cancelListener = new Redis(this.opts.url, { maxRetriesPerRequest: null });
+    void this.cancelListener.subscribe(this.cancelChannel());
+    this.cancelListener.on('message', (_channel: string, jobId: string) => this.running.get(jobId)?.abort());
+    this.worker = new Worker<Payload>(QUEUE, async (job: Job<Payload>, token?: string) => {
+      const { jobId, tenant } = job.data;
+      const leaseMs = lockMs * 2;
+      if (tenant && !(await this.lease(tenant, jobId, leaseMs))) {
+        // The tenant is at its cap: try again shortly, without spending an attempt.
+        await job.moveToDelayed(Date.now() + 500 + Math.floor(Math.random() * 500), token);
+        throw new DelayedError();
+      }
+      const renew = tenant ? setInterval(() => void this.lease(tenant, jobId, leaseMs).catch(() => undefined), lockMs / 2) : undefined;
+      const ctrl = new AbortController();
+      this.running.set(jobId, ctrl);
+      try {
+        await handler(jobId, ctrl.signal, { attempt: job.attemptsMade + 1, attemptsLeft: this.opts.attempts - job.attemptsMade - 1, ...(tenant ? { tenant } : {}) });
+      } finally {
+        clearInterval(renew);
+        this.running.delete(jobId);
+        if (tenant) await this.redis.zrem(this.tenantKey(tenant), jobId).catch(() => undefined);
+      }
+    }, {
+      connection: this.connection(),
+      prefix: `${this.p}:bull`,
+      concurrency,
+      lockDuration: lockMs,
+      stalledInterval: lockMs,
+      maxStalledCount: Math.max(1, this.opts.attempts - 1),
+      ...(this.opts.rateLimit ? { limiter: { max: this.opts.rateLimit.max, duration: this.opts.rateLimit.durationMs } } : {}),
+    });
+    // Failures are the handler's to record; a worker-level error (Redis gone) is retried by BullMQ itself.
+    this.worker.on('error', () => undefined);
+  }
+
+  async cancel(jobId: string): Promise<boolean> {
+    const job = await this.queue.getJob(jobId);
+    if (!job) return false;
+    const state = await job.getState();
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized') {
+      await job.remove().catch(() => undefined);
+      return true;
+    }
+    await this.redis.publish(this.cancelChannel(), jobId);
+    return state === 'active';
+  }
+
+  async depth(): Promise<number> {
+    return this.queue.getWaitingCount();
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.running.values()) c.abort();
+    await this.worker?.close();
+    await this.queue.close();
+    this.cancelListener?.disconnect();
+    this.redis.disconnect();
+  }
+}

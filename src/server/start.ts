@@ -1,0 +1,199 @@
+/**
+ * Start Specula in a role. `all` (the default): the API and a worker in one process. `api`: the API alone; it
+ * never loads the model (it reads the bundle's config to check decoding options) and needs Redis to reach
+ * workers. `worker`: the engine taking jobs off the queue, with /healthz, /readyz and /metrics on its own port.
+ * Without SPECULA_REDIS_URL everything is in-process; with it, store, queue, events and blobs live in Redis.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { schema } from '../../schema/index.js';
+import { DEFAULT_SOURCE_LIMITS } from '../document/source.js';
+import { DEFAULT_BUNDLE, readBundleConfig } from '../engine/bundle.js';
+import { Engine } from '../engine/engine.js';
+import { type Backends, createBackends } from '../jobs/backends.js';
+import type { WorkerStats } from '../jobs/fleet.js';
+import { type JobBackends, Jobs } from '../jobs/jobs.js';
+import { urlFetcher } from '../resolvers/fetch-url.js';
+import { startWorker } from '../worker/start-worker.js';
+import { type App, createApp } from './app.js';
+import { ApiKeys } from './auth.js';
+import { ConfigError, type ServerConfig } from './config.js';
+import { engineInfo } from './engine-info.js';
+import { createLogger, type Logger } from './logger.js';
+import { ServerMetrics } from './metrics.js';
+import { createReporter, flushReports } from './sentry.js';
+
+export interface StartOptions {
+  logger?: Logger;
+  /** An engine already open (it is left open on close). */
+  engine?: Engine;
+  /** Replace backends (tests inject failing ones to check that outages are masked and reported). */
+  backends?: Partial<JobBackends>;
+}
+
+export interface RunningServer {
+  role: ServerConfig['role'];
+  /** The port serving GraphQL (api, all) or health and metrics (worker). */
+  port: number;
+  app: App | null;
+  engine: Engine | null;
+  jobs: Jobs;
+  backends: Backends;
+  metrics: ServerMetrics;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+const HEARTBEAT_MS = 2000;
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** A worker's own small HTTP surface: liveness, readiness (Redis answers), Prometheus metrics. */
+function workerHttp(metrics: ServerMetrics, ready: () => Promise<boolean>): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (status: number, body: string, type = 'application/json'): void => {
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    };
+    if (path === '/healthz') return send(200, '{"status":"ok"}');
+    if (path === '/readyz') {
+      ready().then((ok) => send(ok ? 200 : 503, JSON.stringify({ status: ok ? 'ready' : 'not ready' })), () => send(503, '{"status":"not ready"}'));
+      return;
+    }
+    if (path === '/metrics') {
+      metrics.text().then((t) => send(200, t, metrics.contentType), () => send(500, '{"error":"metrics unavailable"}'));
+      return;
+    }
+    send(404, '{"error":"not found"}');
+  });
+}
+
+export async function startServer(config: ServerConfig, opts: StartOptions = {}): Promise<RunningServer> {
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const { role } = config;
+  if (role !== 'all' && !config.redisUrl) {
+    throw new ConfigError(`--role ${role} needs SPECULA_REDIS_URL: without Redis, the API and the worker must share one process (--role all)`);
+  }
+  const runsApi = role !== 'worker';
+  const runsWorker = role !== 'api';
+  const keys = runsApi ? ApiKeys.fromConfig(config) : null; // fails fast on a bad key list, before the model loads
+  const report = createReporter(config.sentryDsn, logger);
+  // Redis keeps uploads in memory: an upload may not be larger than what the blob store will keep.
+  const uploadBytes = config.redisUrl ? Math.min(config.limits.uploadBytes, config.redisBlobMaxBytes) : config.limits.uploadBytes;
+  const effective: ServerConfig = { ...config, limits: { ...config.limits, uploadBytes } };
+  const made = createBackends({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    blobDir: config.blobDir,
+    redisBlobMaxBytes: config.redisBlobMaxBytes,
+    retentionSeconds: config.retentionSeconds,
+    jobAttempts: config.jobAttempts,
+    tenantConcurrency: config.tenantConcurrency,
+    lockMs: config.lockMs,
+  });
+  const backends: Backends = { ...made, ...opts.backends };
+  const jobs = new Jobs(backends);
+
+  const engine = runsWorker ? (opts.engine ?? (await Engine.open(config.model, { device: config.device, maxBatch: config.maxBatch }))) : null;
+  const metrics = new ServerMetrics({
+    queueDepth: () => backends.queue.depth(),
+    ...(engine ? { engineLoad: () => ({ queued: engine.stats.queued, active: engine.stats.active }) } : {}),
+  });
+  const workerId = `${hostname()}:${process.pid}`;
+  const localStats = (): WorkerStats | null => engine && {
+    worker: workerId,
+    device: engine.bundle.device,
+    queuedLines: engine.stats.queued,
+    activeLines: engine.stats.active,
+    maxBatch: engine.maxBatch,
+    forwards: metrics.forwards,
+    committed: metrics.committed,
+    rowForwards: metrics.rowForwards,
+    forwardMs: metrics.forwardMs,
+  };
+  const stops: (() => void)[] = [];
+  if (engine) {
+    stops.push(engine.observeForwards((o) => metrics.forward(o)));
+    const limits = { ...DEFAULT_SOURCE_LIMITS, maxPixels: config.limits.pixels, maxPages: config.limits.pages };
+    startWorker({ engine, ...backends, limits, report: (e, jobId) => report(e, { jobId }) }, backends.queue, config.concurrency, {
+      started: (jobId) => {
+        metrics.jobStarted();
+        logger.info({ jobId, worker: workerId }, 'job started');
+      },
+      finished: (jobId, status, ms) => {
+        metrics.jobFinished(status);
+        logger.info({ jobId, status, ms: Math.round(ms), worker: workerId }, 'job finished');
+      },
+    });
+    if (backends.mode === 'redis') {
+      const beat = (): void => {
+        const s = localStats();
+        if (s) backends.fleet.report(s).catch((e: unknown) => logger.warn({ err: e }, 'worker heartbeat failed'));
+      };
+      beat();
+      const timer = setInterval(beat, HEARTBEAT_MS);
+      stops.push(() => clearInterval(timer));
+    }
+  }
+
+  let app: App | null = null;
+  let workerServer: Server | null = null;
+  let port: number;
+  const ready = async (): Promise<boolean> => {
+    await backends.queue.depth();
+    return backends.ping();
+  };
+  if (runsApi && keys) {
+    // In one process the stats are read off the engine directly; an API instance sums the workers' reports.
+    const bundle = engine ? engine.bundle : { config: readBundleConfig(config.model ?? DEFAULT_BUNDLE), dir: config.model ?? DEFAULT_BUNDLE, device: `workers (${config.device})` };
+    const workers = async (): Promise<WorkerStats[]> => (backends.mode === 'embedded' || role === 'all' ? [localStats()].filter((s): s is WorkerStats => s !== null) : backends.fleet.workers());
+    app = createApp({
+      schema,
+      config: effective,
+      keys,
+      jobs,
+      engine: engineInfo(bundle, workers),
+      fetchUrl: config.urlInput.enabled ? urlFetcher(config.urlInput.timeoutMs) : null,
+      metrics,
+      logger,
+      report,
+      ready,
+    });
+    port = await app.listen();
+    logger.info({ port, role, mode: backends.mode, anonymous: keys.allowAnonymous, tenants: keys.size }, `serving http://localhost:${port}/graphql`);
+  } else {
+    workerServer = workerHttp(metrics, ready);
+    port = await listen(workerServer, config.workerPort, config.host);
+    logger.info({ port, role, mode: backends.mode, worker: workerId, model: engine?.bundle.config.name, device: engine?.bundle.device }, 'worker up');
+  }
+
+  return {
+    role,
+    port,
+    app,
+    engine,
+    jobs,
+    backends,
+    metrics,
+    logger,
+    close: async () => {
+      for (const stop of stops) stop();
+      await app?.close();
+      if (workerServer) {
+        workerServer.closeAllConnections();
+        await new Promise<void>((r) => workerServer?.close(() => r()));
+      }
+      await backends.queue.close();
+      await backends.close();
+      if (engine && !opts.engine) await engine.close();
+      await flushReports();
+    },
+  };
+}

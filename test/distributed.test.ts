@@ -1,0 +1,132 @@
+/**
+ * The distributed mode with real processes and a real Redis: one API process (no model), two worker processes.
+ * Tokens decoded on a worker reach a subscriber on the API; a worker killed mid-job loses nothing; jobs queued
+ * while Redis restarts all complete.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { Engine } from '../src/engine/engine.js';
+import { readDocument } from '../src/worker/read-document.js';
+import { ApiClient, type GqlResult } from './helpers/api-client.js';
+import { SAMPLE_PAGE } from './helpers/fixtures.js';
+import { pdfOfImages } from './helpers/pdfs.js';
+import { RedisServer, type SpeculaProcess, startSpecula } from './helpers/processes.js';
+
+const REDIS = process.env.SPECULA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) {
+  __typename ... on JobEvent { seq } ... on TokenDelta { page line text } ... on JobRestarted { attempt } ... on JobFailed { code message }
+} }`;
+const JOB = `query($id: ID!) { parseJob(id: $id) { status markdown error { code } pages { index blocks { lines { text } } } } }`;
+
+interface Event { __typename: string; seq: number; page?: number; line?: number; text?: string; code?: string }
+interface Job { status: string; markdown: string | null; error: { code: string } | null; pages: { index: number; blocks: { lines: { text: string }[] }[] }[] }
+
+const sample = readFileSync(SAMPLE_PAGE);
+
+async function stripOf(bytes: Buffer, part: number): Promise<Buffer> {
+  const meta = await sharp(bytes).metadata();
+  const h = Math.round((meta.height as number) * 0.2);
+  return sharp(bytes).extract({ left: 0, top: part * h, width: meta.width as number, height: h }).png().toBuffer();
+}
+
+async function create(client: ApiClient, bytes: Uint8Array, name: string): Promise<string> {
+  const r = await client.query<{ createParseJob: { id: string } }>(`mutation($b: String!, $n: String) { createParseJob(input: { base64: $b, fileName: $n }) { id } }`, { b: Buffer.from(bytes).toString('base64'), n: name });
+  assert.equal(r.errors, undefined, JSON.stringify(r.errors));
+  return (r.data as { createParseJob: { id: string } }).createParseJob.id;
+}
+
+async function job(client: ApiClient, id: string): Promise<Job> {
+  return (await client.query<{ parseJob: Job }>(JOB, { id })).data?.parseJob as Job;
+}
+
+describe('the distributed mode: an API process, worker processes, Redis', () => {
+  const procs: SpeculaProcess[] = [];
+  after(() => {
+    for (const p of procs) p.kill('SIGKILL');
+  });
+
+  it('a worker killed mid-job: another takes it over and the subscriber on the API gets the whole result', async () => {
+    const env = { SPECULA_REDIS_URL: REDIS, SPECULA_REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`, SPECULA_API_KEYS: 'acme:k-acme', SPECULA_LOCK_MS: '3000', SPECULA_CONCURRENCY: '1' };
+    const api = await startSpecula('api', 'api', env);
+    const w1 = await startSpecula('worker-1', 'worker', env);
+    const w2 = await startSpecula('worker-2', 'worker', env);
+    procs.push(api.p, w1.p, w2.p);
+    const client = new ApiClient(`http://127.0.0.1:${api.port}`, 'k-acme');
+
+    // The API process has no engine: its metrics have no engine gauges, and the engine query sums the workers.
+    const metrics = await (await fetch(`http://127.0.0.1:${api.port}/metrics`)).text();
+    assert.ok(!metrics.includes('specula_engine_lines'), 'the API process runs no engine');
+    for (let i = 0; i < 50; i++) {
+      const r = await client.query<{ engine: { stats: { workers: number } } }>('{ engine { stats { workers } } }');
+      if (r.data?.engine.stats.workers === 2) break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    assert.equal((await client.query<{ engine: { stats: { workers: number } } }>('{ engine { stats { workers } } }')).data?.engine.stats.workers, 2);
+
+    const pdf = pdfOfImages([sample, sample]);
+    const id = await create(client, pdf, 'two-pages.pdf');
+    const seen: Event[] = [];
+    const stream = client.sse<{ parseJobEvents: Event }>(EVENTS, { id }, (p) => seen.push(p.data?.parseJobEvents as Event));
+    while (!seen.some((e) => e.__typename === 'TokenDelta')) await new Promise((r) => setTimeout(r, 50));
+    // Whichever worker took the job dies without a chance to clean up.
+    const holder = [w1, w2].find((w) => w.p.logs.some((l) => l.msg === 'job started' && l.jobId === id));
+    assert.ok(holder, 'one of the workers logged taking the job');
+    holder.p.kill('SIGKILL');
+    const other = holder === w1 ? w2 : w1;
+
+    const events = (await stream).map((p: GqlResult<{ parseJobEvents: Event }>) => p.data?.parseJobEvents as Event);
+    assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), 'numbered with no gap, across workers');
+    const restart = events.findIndex((e) => e.__typename === 'JobRestarted');
+    assert.ok(restart > 0, 'the subscriber is told the job started again');
+    assert.equal(events[events.length - 1].__typename, 'JobDone');
+    assert.ok(other.p.logs.some((l) => l.msg === 'job finished' && l.jobId === id && l.status === 'succeeded'), 'the surviving worker finished it');
+
+    const done = await job(client, id);
+    assert.equal(done.status, 'SUCCEEDED');
+    const engine = await Engine.open();
+    try {
+      const direct = await readDocument(engine, pdf, 'two-pages.pdf');
+      assert.equal(done.markdown, direct.markdown, 'the whole result, as one process would read it');
+    } finally {
+      await engine.close();
+    }
+    // After the restart, the token stream spells every line of both pages.
+    const lines = new Map<string, string>();
+    for (const e of events.slice(restart)) if (e.__typename === 'TokenDelta') lines.set(`${e.page}:${e.line}`, (lines.get(`${e.page}:${e.line}`) ?? '') + e.text);
+    for (const page of done.pages) {
+      const want = page.blocks.flatMap((b) => b.lines.map((l) => l.text));
+      assert.deepEqual(want.map((_, i) => lines.get(`${page.index}:${i}`) ?? ''), want, `page ${page.index}`);
+    }
+  });
+
+  describe('Redis restarted while jobs are queued', () => {
+    const redis = new RedisServer(20_000 + Math.floor(Math.random() * 20_000));
+    before(() => redis.start());
+    after(() => redis.stop());
+
+    it('every queued job still completes', async () => {
+      const env = { SPECULA_REDIS_URL: redis.url, SPECULA_API_KEYS: 'acme:k-acme', SPECULA_CONCURRENCY: '1', SPECULA_LOCK_MS: '3000' };
+      const api = await startSpecula('api-r', 'api', env);
+      const worker = await startSpecula('worker-r', 'worker', env);
+      procs.push(api.p, worker.p);
+      const client = new ApiClient(`http://127.0.0.1:${api.port}`, 'k-acme');
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push(await create(client, await stripOf(sample, i), `strip-${i}.png`));
+      await redis.stop();
+      await new Promise((r) => setTimeout(r, 1500));
+      await redis.start();
+      const deadline = Date.now() + 120_000;
+      let jobs: Job[] = [];
+      while (Date.now() < deadline) {
+        jobs = await Promise.all(ids.map((id) => job(client, id).catch(() => ({ status: 'UNKNOWN' }) as Job)));
+        if (jobs.every((j) => j.status === 'SUCCEEDED' || j.status === 'FAILED')) break;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      assert.deepEqual(jobs.map((j) => j.status), ['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+      assert.ok(jobs.every((j) => (j.markdown ?? '').length > 10));
+    });
+  });
+});
