@@ -24,6 +24,8 @@ const EnvSchema = z.object({
   /** Jobs one worker reads at once; their lines share engine batches. */
   SPECULA_CONCURRENCY: int(4),
   SPECULA_MAX_BATCH: int(32),
+  /** onnxruntime intra-op threads per worker process (0 = onnxruntime's default, one per core). */
+  SPECULA_THREADS: int(0, 0),
   SPECULA_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024),
   SPECULA_MAX_PIXELS: int(100_000_000),
   SPECULA_MAX_PAGES: int(100),
@@ -57,6 +59,7 @@ export interface ServerConfig {
   device: 'cpu' | 'cuda';
   concurrency: number;
   maxBatch: number;
+  threads: number;
   limits: {
     uploadBytes: number;
     pixels: number;
@@ -102,6 +105,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     device: e.SPECULA_DEVICE,
     concurrency: e.SPECULA_CONCURRENCY,
     maxBatch: e.SPECULA_MAX_BATCH,
+    threads: e.SPECULA_THREADS,
     limits: {
       uploadBytes: e.SPECULA_MAX_UPLOAD_BYTES,
       pixels: e.SPECULA_MAX_PIXELS,

@@ -101,7 +101,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const backends: Backends = { ...made, ...opts.backends };
   const jobs = new Jobs(backends);
 
-  const engine = runsWorker ? (opts.engine ?? (await Engine.open(config.model, { device: config.device, maxBatch: config.maxBatch }))) : null;
+  const engine = runsWorker ? (opts.engine ?? (await Engine.open(config.model, { device: config.device, maxBatch: config.maxBatch, ...(config.threads ? { threads: config.threads } : {}) }))) : null;
   const metrics = new ServerMetrics({
     queueDepth: () => backends.queue.depth(),
     ...(engine ? { engineLoad: () => ({ queued: engine.stats.queued, active: engine.stats.active }) } : {}),

@@ -1,0 +1,134 @@
+/**
+ * Load on the distributed mode, on loopback: an API process and two worker processes on a real Redis, N jobs
+ * submitted at once (each followed over SSE until it ends). Reports how many completed (none may be lost),
+ * p50/p95 latency from submission to JobDone, and throughput; tesseract reads the same pages in the same run,
+ * two processes at a time (as many as our workers).
+ *
+ *   npm run bench:load -- [--jobs 50] [--file examples/sample-page.png] [--threads 1] [--no-tesseract]
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { tesseractRead, tesseractVersion } from '../src/eval/tesseract.js';
+import { ApiClient } from '../test/helpers/api-client.js';
+import { startSpecula } from '../test/helpers/processes.js';
+import { ROOT, writeReport } from './lines.js';
+
+const { values } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '50' },
+    file: { type: 'string', default: join(ROOT, 'examples', 'sample-page.png') },
+    threads: { type: 'string', default: '1' },
+    redis: { type: 'string', default: process.env.SPECULA_REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    'no-tesseract': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench/results/load.json' },
+  },
+});
+const n = Number(values.jobs);
+const bytes = readFileSync(values.file);
+const env = {
+  SPECULA_REDIS_URL: values.redis,
+  SPECULA_REDIS_PREFIX: `bench-${randomUUID().slice(0, 8)}`,
+  SPECULA_API_KEYS: 'bench:bench-key',
+  SPECULA_THREADS: values.threads,
+  SPECULA_CONCURRENCY: '8',
+  SPECULA_TENANT_CONCURRENCY: '100',
+  SPECULA_MAX_ACTIVE_JOBS: String(n + 10),
+  LOG_LEVEL: 'warn',
+};
+
+const api = await startSpecula('api', 'api', { ...env, LOG_LEVEL: 'info' });
+const workers = await Promise.all([1, 2].map((i) => startSpecula(`worker-${i}`, 'worker', { ...env, LOG_LEVEL: 'info' })));
+const client = new ApiClient(`http://127.0.0.1:${api.port}`, 'bench-key');
+const CREATE = `mutation($b: String!, $n: String) { createParseJob(input: { base64: $b, fileName: $n }) { id } }`;
+const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on JobDone { metrics { forwards lines } } ... on JobFailed { code message } } }`;
+
+interface Outcome {
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+
+async function one(i: number): Promise<Outcome> {
+  const t0 = performance.now();
+  try {
+    const r = await client.query<{ createParseJob: { id: string } }>(CREATE, { b: bytes.toString('base64'), n: `load-${i}-${basename(values.file)}` });
+    if (!r.data) return { ok: false, ms: performance.now() - t0, error: JSON.stringify(r.errors) };
+    const evs = await client.sse<{ parseJobEvents: { __typename: string; code?: string } }>(EVENTS, { id: r.data.createParseJob.id });
+    const last = evs[evs.length - 1]?.data?.parseJobEvents;
+    return { ok: last?.__typename === 'JobDone', ms: performance.now() - t0, ...(last?.__typename === 'JobDone' ? {} : { error: JSON.stringify(last) }) };
+  } catch (e) {
+    return { ok: false, ms: performance.now() - t0, error: (e as Error).message };
+  }
+}
+
+const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+};
+
+let done = 0;
+const t0 = performance.now();
+const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => one(i).then((o) => {
+  done++;
+  process.stderr.write(`\r${done}/${n} jobs finished`);
+  return o;
+})));
+const seconds = (performance.now() - t0) / 1000;
+process.stderr.write('\n');
+for (const p of [api.p, ...workers.map((w) => w.p)]) p.kill('SIGTERM');
+const perWorker = workers.map((w) => w.p.logs.filter((l) => l.msg === 'job finished').length);
+await Promise.all([api.p, ...workers.map((w) => w.p)].map((p) => p.exited));
+
+const lat = outcomes.filter((o) => o.ok).map((o) => o.ms / 1000);
+const rows: Record<string, unknown>[] = [{
+  system: 'specula (api + 2 workers, Redis)',
+  decoding: 'none (AR baseline)',
+  jobs: n,
+  completed: lat.length,
+  lost: n - lat.length,
+  seconds,
+  jobsPerSecond: lat.length / seconds,
+  p50: quantile(lat, 0.5),
+  p95: quantile(lat, 0.95),
+  jobsPerWorker: perWorker,
+}];
+
+const tesseract = values['no-tesseract'] ? null : await tesseractVersion();
+if (tesseract) {
+  const dir = mkdtempSync(join(tmpdir(), 'specula-load-'));
+  const file = join(dir, basename(values.file));
+  writeFileSync(file, bytes);
+  const tl: number[] = [];
+  const start = performance.now();
+  let next = 0;
+  await Promise.all([0, 1].map(async () => {
+    while (next < n) {
+      next++;
+      await tesseractRead(file, 3);
+      tl.push((performance.now() - start) / 1000); // latency counted from "all submitted at once", as above
+    }
+  }));
+  const ts = (performance.now() - start) / 1000;
+  rows.push({ system: `${tesseract} (2 processes)`, decoding: 'psm 3', jobs: n, completed: tl.length, lost: 0, seconds: ts, jobsPerSecond: n / ts, p50: quantile(tl, 0.5), p95: quantile(tl, 0.95), jobsPerWorker: null });
+}
+
+const report = {
+  created: new Date().toISOString(),
+  machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}, loopback, Redis ${values.redis}`,
+  input: basename(values.file),
+  threadsPerWorker: Number(values.threads),
+  rows,
+  failures: outcomes.filter((o) => !o.ok).map((o) => o.error),
+};
+writeReport(values.out, report);
+console.log(`\n${n} jobs submitted at once (${report.input}), ${report.machine}\n`);
+console.log('| system | decoding | completed | lost | seconds | jobs/s | p50 s | p95 s |');
+console.log('|---|---|---:|---:|---:|---:|---:|---:|');
+for (const r of rows) {
+  const f = (x: unknown): string => (typeof x === 'number' ? x.toFixed(2) : String(x));
+  console.log(`| ${r.system} | ${r.decoding} | ${r.completed}/${r.jobs} | ${r.lost} | ${f(r.seconds)} | ${f(r.jobsPerSecond)} | ${f(r.p50)} | ${f(r.p95)} |`);
+}
+console.log(`\njobs per worker: ${perWorker.join(', ')}; written to ${values.out}`);
