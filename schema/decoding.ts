@@ -1,6 +1,6 @@
 /** How a job is decoded, chosen per request; validated against the served bundle with the choices listed. */
 import { MAX_DRAFT_LENGTH } from '../src/engine/draft-length.js';
-import { DRAFTERS, VERIFIERS, VISUAL_TOKENS } from '../src/engine/options.js';
+import { DRAFTERS, MIN_VISUAL_KEEP, VERIFIERS } from '../src/engine/options.js';
 import { builder } from './builder.js';
 
 const quoted = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
@@ -13,13 +13,20 @@ export const RelaxedInput = builder.inputType('RelaxedInput', {
   }),
 });
 
+export const VisualTokensInput = builder.inputType('VisualTokensInput', {
+  description: 'Focal pruning: each decoder step attends only to the visual tokens the previous step looked at most (and their neighbours). Lossy: the text can change; the metrics report the share kept.',
+  fields: (t) => ({
+    keep: t.float({ required: false, description: `Share of each line's visual tokens a step keeps, ${MIN_VISUAL_KEEP}..1. Default 1 (all: no pruning).`, validate: { refine: [(v) => v >= MIN_VISUAL_KEEP && v <= 1, { message: `keep must be in ${MIN_VISUAL_KEEP}..1` }] } }),
+  }),
+});
+
 export const DecodingInput = builder.inputType('DecodingInput', {
   description: 'Lossless pairings (any drafter with the greedy or tree verifier) give the same text as drafter "none"; only speed changes.',
   fields: (t) => ({
     drafter: t.string({ required: false, description: `One of ${quoted(DRAFTERS)} (the engine query says which this bundle can run). Default "none".` }),
     verifier: t.string({ required: false, description: `One of ${quoted(VERIFIERS)}. Default "greedy".` }),
     draftLength: t.int({ required: false, description: `Tokens per draft, 1..${MAX_DRAFT_LENGTH}; absent = chosen per step from the measured cost of a forward.`, validate: { int: true, min: 1, max: MAX_DRAFT_LENGTH } }),
-    visualTokens: t.string({ required: false, description: `Which visual tokens each step attends to: ${quoted(VISUAL_TOKENS)}. Default "all".` }),
+    visualTokens: t.field({ type: VisualTokensInput, required: false }),
     reference: t.string({ required: false, description: 'Text the reference drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: 2_000_000 } }),
     relaxed: t.field({ type: RelaxedInput, required: false }),
   }),

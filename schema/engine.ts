@@ -28,7 +28,8 @@ const Strategies = builder.objectRef<StrategyInfo>('Strategies').implement({
   fields: (t) => ({
     drafters: t.field({ type: [Drafter], resolve: (s) => s.drafters }),
     verifiers: t.exposeStringList('verifiers'),
-    visualTokens: t.exposeStringList('visualTokens'),
+    visualKeepMin: t.float({ resolve: (s) => s.visualKeep.min }),
+    focalLayers: t.exposeIntList('focalLayers'),
   }),
 });
 

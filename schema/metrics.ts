@@ -18,5 +18,6 @@ export const SpeculationMetrics = builder.objectRef<Metrics>('SpeculationMetrics
     acceptanceByPosition: t.floatList({ resolve: (m) => (Array.isArray(m.acceptanceByPosition) ? (m.acceptanceByPosition as number[]) : []) }),
     decodeMs: t.float({ resolve: (m) => num(m, 'decodeMs') }),
     visionMs: t.float({ resolve: (m) => num(m, 'visionMs') }),
+    visualTokenRatio: t.float({ description: 'Mean share of a line\'s visual tokens each decoder step attended to (1 without focal pruning).', resolve: (m) => (typeof m.visualTokenRatio === 'number' ? m.visualTokenRatio : 1) }),
   }),
 });

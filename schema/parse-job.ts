@@ -37,7 +37,7 @@ const JobDecoding = builder.objectRef<NonNullable<JobRecord['input']['decoding']
     drafter: t.string({ resolve: (d) => d.drafter ?? 'none' }),
     verifier: t.string({ resolve: (d) => d.verifier ?? 'greedy' }),
     draftLength: t.int({ nullable: true, description: 'Null = automatic.', resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null) }),
-    visualTokens: t.string({ resolve: (d) => d.visualTokens ?? 'all' }),
+    visualKeep: t.float({ description: 'Share of visual tokens each step attended to (1 = all).', resolve: (d) => d.visualTokens?.keep ?? 1 }),
   }),
 });
 

@@ -39,12 +39,12 @@ describe('decoding options are validated per request', () => {
     refused({ draftLength: 99 }, /draftLength/);
     refused({ draftLength: 'many' }, /draftLength/);
   });
-  it('visual-token selection other than "all" is refused, naming the choices', () =>
-    refused({ visualTokens: 'focal' }, /unknown visualTokens "focal"; the choices are "all"/));
+  it('a visual keep ratio outside its range is refused, naming the range', () =>
+    refused({ visualTokens: { keep: 0 } }, /visualTokens.keep/));
   it('relaxed verification without a drafter is refused', () => refused({ verifier: 'relaxed' }, /nothing to relax/));
   it('unknown option keys are refused, not ignored', () => refused({ drafter: 'ctc', lenght: 3 }, /lenght|Unrecognized/));
   it('defaults are plain greedy decoding with auto draft length', () => {
-    assert.deepEqual(engine.resolve(undefined), { drafter: 'none', verifier: 'greedy', draftLength: 'auto', relaxed: { topK: 5, minRatio: 0.3 }, visualTokens: 'all', reference: undefined });
+    assert.deepEqual(engine.resolve(undefined), { drafter: 'none', verifier: 'greedy', draftLength: 'auto', relaxed: { topK: 5, minRatio: 0.3 }, visualTokens: { keep: 1 }, reference: undefined });
   });
   it('the relaxed verifier says it is lossy', () => {
     assert.equal(new RelaxedVerifier({ topK: 5, minRatio: 0.3 }).lossless, false);

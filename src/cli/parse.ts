@@ -24,6 +24,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       'top-k': { type: 'string' },
       'min-ratio': { type: 'string' },
       reference: { type: 'string' },
+      'visual-keep': { type: 'string' },
     },
   });
   if (!positionals.length) throw new Error('give at least one FILE to parse');
@@ -41,6 +42,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       ...(values['min-ratio'] ? { minRatio: Number(values['min-ratio']) } : {}),
     },
     ...(values.reference ? { reference: await readFile(values.reference, 'utf8') } : {}),
+    ...(values['visual-keep'] ? { visualTokens: { keep: Number(values['visual-keep']) } } : {}),
   };
   const engine = await Engine.open(values.model, { device });
   try {

@@ -104,6 +104,7 @@ export class Engine {
         draftLength: decoding.draftLength,
         context,
         metrics,
+        visualKeep: decoding.visualTokens.keep,
         signal: opts.signal,
         onTokens: opts.onTokens ? (ids, fromDraft) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft) : undefined,
       });

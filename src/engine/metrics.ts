@@ -18,6 +18,8 @@ export interface SpecMetricsSnapshot {
   decodeMs: number;
   /** Vision passes this request's lines were admitted with (a pass shared with other requests counts whole). */
   visionMs: number;
+  /** Mean share of a line's visual tokens attended per decoder step (1 without focal pruning). */
+  visualTokenRatio: number;
 }
 
 export class SpecMetrics {
@@ -31,6 +33,14 @@ export class SpecMetrics {
   private readonly visionPasses = new Map<number, number>();
   private readonly reached: number[] = [];
   private readonly acceptedAt: number[] = [];
+  private visualSum = 0;
+  private visualSteps = 0;
+
+  /** One line-step under focal pruning attended to this share of the line's visual tokens. */
+  visual(ratio: number): void {
+    this.visualSum += ratio;
+    this.visualSteps++;
+  }
 
   /** One batched forward this request took part in. */
   forward(ms: number): void {
@@ -70,6 +80,8 @@ export class SpecMetrics {
       acceptanceByPosition: this.reached.map((n, i) => (this.acceptedAt[i] ?? 0) / n),
       decodeMs: this.decodeMs,
       visionMs: [...this.visionPasses.values()].reduce((a, b) => a + b, 0),
+      // Line-steps without pruning attended to everything.
+      visualTokenRatio: this.sequenceForwards ? (this.visualSum + Math.max(0, this.sequenceForwards - this.visualSteps)) / this.sequenceForwards : 1,
     };
   }
 }

@@ -9,11 +9,10 @@ import { MAX_DRAFT_LENGTH, type DraftLengthSetting } from './draft-length.js';
 
 export const DRAFTERS = ['none', 'ctc', 'ngram', 'reference', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'] as const;
 export const VERIFIERS = ['greedy', 'tree', 'relaxed'] as const;
-/** Which visual tokens each step attends to. Only the full set is built; selection (focal pruning) is issue 8. */
-export const VISUAL_TOKENS = ['all'] as const;
+/** Smallest share of a line's visual tokens a decoder step may keep (focal pruning). */
+export const MIN_VISUAL_KEEP = 0.02;
 export type DrafterName = (typeof DRAFTERS)[number];
 export type VerifierName = (typeof VERIFIERS)[number];
-export type VisualTokensName = (typeof VISUAL_TOKENS)[number];
 
 /** Drafters that need a head the bundle may not have. */
 const NEEDS_HEAD: Partial<Record<DrafterName, 'mtp' | 'diffusion'>> = {
@@ -28,7 +27,9 @@ const list = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', 
 export const DecodingOptionsSchema = z.object({
   drafter: z.string().default('none'),
   verifier: z.string().default('greedy'),
-  visualTokens: z.string().default('all'),
+  visualTokens: z.object({
+    keep: z.number().min(MIN_VISUAL_KEEP).max(1).default(1),
+  }).strict().prefault({}),
   draftLength: z.union([z.literal('auto'), z.number().int().min(1).max(MAX_DRAFT_LENGTH)]).default('auto'),
   relaxed: z.object({
     topK: z.number().int().min(1).max(100).default(5),
@@ -44,7 +45,8 @@ export interface DecodingOptions {
   verifier: VerifierName;
   draftLength: DraftLengthSetting;
   relaxed: { topK: number; minRatio: number };
-  visualTokens: VisualTokensName;
+  /** keep < 1: each decoder step attends only to that share of the line's visual tokens (focal pruning). */
+  visualTokens: { keep: number };
   reference?: string;
 }
 
@@ -52,7 +54,7 @@ export function resolveDecoding(input: DecodingOptionsInput | undefined, config:
   const parsed = DecodingOptionsSchema.safeParse(input ?? {});
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join('.') || 'decoding'}: ${i.message}`).join('; ');
-    throw new EngineError('INVALID_OPTIONS', `invalid decoding options: ${msg} (draftLength is 1..${MAX_DRAFT_LENGTH} or "auto")`);
+    throw new EngineError('INVALID_OPTIONS', `invalid decoding options: ${msg} (draftLength is 1..${MAX_DRAFT_LENGTH} or "auto"; visualTokens.keep is ${MIN_VISUAL_KEEP}..1)`);
   }
   const o = parsed.data;
   if (!(DRAFTERS as readonly string[]).includes(o.drafter)) {
@@ -60,9 +62,6 @@ export function resolveDecoding(input: DecodingOptionsInput | undefined, config:
   }
   if (!(VERIFIERS as readonly string[]).includes(o.verifier)) {
     throw new EngineError('INVALID_OPTIONS', `unknown verifier "${o.verifier}"; the verifiers are ${list(VERIFIERS)}`);
-  }
-  if (!(VISUAL_TOKENS as readonly string[]).includes(o.visualTokens)) {
-    throw new EngineError('INVALID_OPTIONS', `unknown visualTokens "${o.visualTokens}"; the choices are ${list(VISUAL_TOKENS)}`);
   }
   const drafter = o.drafter as DrafterName;
   const head = NEEDS_HEAD[drafter];
@@ -80,7 +79,7 @@ export function resolveDecoding(input: DecodingOptionsInput | undefined, config:
   if (o.verifier === 'relaxed' && drafter === 'none') {
     throw new EngineError('INVALID_OPTIONS', 'verifier "relaxed" has nothing to relax without a drafter; choose a drafter other than "none", or verifier "greedy"');
   }
-  return { drafter, verifier: o.verifier as VerifierName, draftLength: o.draftLength, relaxed: o.relaxed, visualTokens: o.visualTokens as VisualTokensName, reference: o.reference };
+  return { drafter, verifier: o.verifier as VerifierName, draftLength: o.draftLength, relaxed: o.relaxed, visualTokens: o.visualTokens, reference: o.reference };
 }
 
 export interface DrafterAvailability {
@@ -91,11 +90,11 @@ export interface DrafterAvailability {
 }
 
 /** What a client may choose with this bundle: every drafter, and whether this bundle can run it. */
-export function strategies(config: BundleConfig): { drafters: DrafterAvailability[]; verifiers: VerifierName[]; visualTokens: VisualTokensName[] } {
+export function strategies(config: BundleConfig): { drafters: DrafterAvailability[]; verifiers: VerifierName[]; visualKeep: { min: number; max: number }; focalLayers: number[] } {
   const drafters = DRAFTERS.map((name): DrafterAvailability => {
     const head = NEEDS_HEAD[name] ?? (name === 'ctc' ? 'ctc' : undefined);
     if (head && !config.heads[head]) return { name, available: false, reason: `bundle "${config.name}" has no ${head} head` };
     return { name, available: true };
   });
-  return { drafters, verifiers: [...VERIFIERS], visualTokens: [...VISUAL_TOKENS] };
+  return { drafters, verifiers: [...VERIFIERS], visualKeep: { min: MIN_VISUAL_KEEP, max: 1 }, focalLayers: [...config.focalLayers] };
 }

@@ -16,6 +16,7 @@ import type { SpecMetrics } from './metrics.js';
 import { checkCrop, type GrayCrop, packBatch } from './preprocess.js';
 import { decoderStep } from './step.js';
 import type { Verifier } from './verifiers/verifier.js';
+import { gatherVisual, nextSelection, REFRESH_BELOW, REFRESH_EVERY } from './focal.js';
 import { concatVisual, ctcGreedy, keepVisualRows, runVision, type VisualState } from './vision.js';
 
 export interface LineTask {
@@ -25,6 +26,8 @@ export interface LineTask {
   draftLength: DraftLengthSetting;
   context: DocumentContext;
   metrics: SpecMetrics;
+  /** Share of the line's visual tokens each step attends to (1 = all; less = focal pruning). */
+  visualKeep?: number;
   /** Newly committed tokens of this line, and which of them came from an accepted draft. */
   onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[]) => void;
   signal?: AbortSignal;
@@ -51,6 +54,9 @@ class Sequence implements SequenceView {
   probSum = 0;
   budget = 0;
   done = false;
+  /** Focal pruning: the visual columns the next step attends to (null: all of them), and when it last saw all. */
+  focal: number[] | null = null;
+  stepsSinceFull = 0;
   readonly policy: DraftLengthPolicy;
 
   constructor(
@@ -61,6 +67,7 @@ class Sequence implements SequenceView {
     readonly limit: number,
     readonly visionGroup: number,
     readonly visionMs: number,
+    readonly real: number,
   ) {
     this.policy = new DraftLengthPolicy(p.task.draftLength);
   }
@@ -238,7 +245,7 @@ export class Scheduler {
       let real = 0;
       for (let t = 0; t < vis.visual; t++) real += vis.mask[r * vis.visual + t];
       // No line holds more characters than visual tokens; the cap also stops a runaway repetition.
-      return new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real + 4), this.nextGroup, ms);
+      return new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real + 4), this.nextGroup, ms, real);
     });
     if (!this.cache || !this.vis || !this.seqs.length) {
       this.cache = new KvCache(nLayers, nHeads, headDim, seqs.length);
@@ -278,6 +285,30 @@ export class Scheduler {
     }
     s.context.addLine(s.tokens, this.bundle.config.specialIds.eos);
     s.p.resolve({ ids: s.tokens, ctc: s.ctc, confidence: s.tokens.length ? s.probSum / s.tokens.length : 0, visionGroup: s.visionGroup, visionMs: s.visionMs });
+  }
+
+  /**
+   * Choose the visual columns row r attends to next, from the focal layers' attention over what it saw this
+   * step (at the positions whose outputs were used). A full step follows an uncertain token, and comes
+   * every REFRESH_EVERY steps, so the selection re-anchors.
+   */
+  private refocus(s: Sequence, r: number, visAttn: Float32Array, t: number, cols: number[] | null, full: boolean, used: number, minProb: number): void {
+    const keep = s.p.task.visualKeep ?? 1;
+    if (keep >= 1) return;
+    const seen = cols ?? Array.from({ length: s.real }, (_, i) => i);
+    const width = visAttn.length / (this.seqs.length * t);
+    s.p.task.metrics.visual(seen.length / Math.max(1, s.real));
+    s.stepsSinceFull = full ? 0 : s.stepsSinceFull + 1;
+    if (minProb < REFRESH_BELOW || s.stepsSinceFull >= REFRESH_EVERY) {
+      s.focal = null;
+      return;
+    }
+    const mass = seen.map((_, j) => {
+      let m = 0;
+      for (let i = 0; i < used && i < t; i++) m += visAttn[(r * t + i) * width + j];
+      return m;
+    });
+    s.focal = nextSelection(seen, mass, s.real, keep);
   }
 
   private async step(): Promise<void> {
@@ -325,8 +356,15 @@ export class Scheduler {
       if (i === 0) return false;
       return isAncestor(parents[r], j - 1, i - 1);
     };
+    // Focal pruning: rows that asked for it attend only to their selected visual columns this step.
+    const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+    const fullRows = this.seqs.map((s) => s.focal === null);
+    const pruning = this.seqs.some((s) => !s.done && s.focal !== null);
+    const gathered = pruning
+      ? gatherVisual(vis, this.seqs.map((s) => (s.done ? [0] : s.focal)), nLayers, nHeads, headDim)
+      : null;
     const t0 = performance.now();
-    const out = await decoderStep(this.bundle, cache, vis, { tokens, positions, attend });
+    const out = await decoderStep(this.bundle, cache, gathered?.state ?? vis, { tokens, positions, attend });
     const ms = performance.now() - t0;
     this.forwards++;
 
@@ -344,13 +382,16 @@ export class Scheduler {
       const fresh: number[] = [];
       const fromDraft: boolean[] = [];
       let finished = false;
+      let minProb = 1;
       for (let i = 0; i < committed.length; i++) {
         if (committed[i] === eos) {
           finished = true;
           break;
         }
         // Token i was decided at the fed token (i = 0) or right after accepted draft token i - 1.
-        s.probSum += probability(view.at(i === 0 ? 0 : verdict.accepted[i - 1] + 1), committed[i]);
+        const prob = probability(view.at(i === 0 ? 0 : verdict.accepted[i - 1] + 1), committed[i]);
+        s.probSum += prob;
+        minProb = Math.min(minProb, prob);
         fresh.push(committed[i]);
         fromDraft.push(i < verdict.accepted.length);
         if (s.tokens.length + fresh.length >= s.limit) {
@@ -360,6 +401,7 @@ export class Scheduler {
       }
       s.tokens.push(...fresh);
       committedTotal += committed.length;
+      this.refocus(s, r, out.visAttn, t, gathered ? gathered.cols[r] : null, fullRows[r], verdict.accepted.length + 1, minProb);
       s.last = verdict.bonus;
       const draftDepth = draft.tokens.length ? Math.max(...depth[r]) : 0;
       s.p.task.metrics.row(draftDepth, draft.tokens.length, verdict.accepted.length, committed.length);

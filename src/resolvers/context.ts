@@ -19,7 +19,9 @@ export interface ModelInfo {
 export interface StrategyInfo {
   drafters: { name: string; available: boolean; reason?: string }[];
   verifiers: string[];
-  visualTokens: string[];
+  /** Focal pruning: the share of visual tokens a request may keep, and the layers whose attention picks them. */
+  visualKeep: { min: number; max: number };
+  focalLayers: number[];
 }
 
 export interface EngineStats {

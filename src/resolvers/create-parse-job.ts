@@ -13,7 +13,7 @@ export interface DecodingArgs {
   verifier?: string | null;
   /** Tokens per draft; null or absent = chosen per step from the measured cost of a forward. */
   draftLength?: number | null;
-  visualTokens?: string | null;
+  visualTokens?: { keep?: number | null } | null;
   reference?: string | null;
   relaxed?: { topK?: number | null; minRatio?: number | null } | null;
 }
@@ -49,7 +49,7 @@ export function toDecodingInput(d: DecodingArgs | null | undefined): DecodingOpt
   if (d.drafter != null) out.drafter = d.drafter;
   if (d.verifier != null) out.verifier = d.verifier;
   if (d.draftLength != null) out.draftLength = d.draftLength;
-  if (d.visualTokens != null) out.visualTokens = d.visualTokens;
+  if (d.visualTokens?.keep != null) out.visualTokens = { keep: d.visualTokens.keep };
   if (d.reference != null) out.reference = d.reference;
   if (d.relaxed) {
     const { topK, minRatio } = d.relaxed;

@@ -1,0 +1,81 @@
+/**
+ * Focal pruning of visual tokens (training-free, after FastOCR): a decoder step attends only to the visual
+ * tokens the previous step's focal layers looked at most, and their neighbours, like a reader's eye that fixates
+ * and drifts right. Nothing is evicted: the full visual K/V stays, each step gathers the kept columns, so a later
+ * step (or a refresh) can look anywhere again. A step whose committed token was uncertain, and every
+ * REFRESH_EVERY-th step, attends to everything and re-anchors the selection.
+ */
+import type { VisualState } from './vision.js';
+
+/** Steps between full (unpruned) steps. */
+export const REFRESH_EVERY = 16;
+/** Below this probability of the committed token, the next step looks at everything. */
+export const REFRESH_BELOW = 0.5;
+/** Fewest tokens a pruned step keeps (very short lines are not worth pruning). */
+export const MIN_KEPT = 6;
+
+/** Real (unpadded) visual tokens of row r. */
+export function realLength(vis: VisualState, r: number): number {
+  let n = 0;
+  for (let i = 0; i < vis.visual; i++) n += vis.mask[r * vis.visual + i] > 0 ? 1 : 0;
+  return n;
+}
+
+/**
+ * The next step's tokens from this step's attention: the strongest (up to a third of the budget) are fixations;
+ * the rest goes to their neighbours, rightward first (the direction of reading), a little leftward, nearest first.
+ */
+export function nextSelection(indices: readonly number[], mass: readonly number[], real: number, keep: number): number[] {
+  const k = Math.min(real, Math.max(MIN_KEPT, Math.ceil(keep * real)));
+  if (k >= real) return Array.from({ length: real }, (_, i) => i);
+  const order = indices.map((_, i) => i).sort((a, b) => mass[b] - mass[a]);
+  const chosen = new Set<number>();
+  // Fixations: the strongest tokens, at most a third of the budget, and only those holding a real share of the
+  // attention (a flat tail is not where the eye is).
+  const top = mass[order[0]] ?? 0;
+  const fixations = order.slice(0, Math.max(1, Math.ceil(k / 3))).filter((i, n) => n === 0 || mass[i] >= 0.1 * top).map((i) => indices[i]);
+  for (const f of fixations) chosen.add(f);
+  for (let d = 1; chosen.size < k && d < real; d++) {
+    for (const f of fixations) {
+      if (chosen.size >= k) break;
+      if (f + d < real) chosen.add(f + d);
+    }
+    for (const f of fixations) {
+      if (chosen.size >= k) break;
+      if (d <= 2 && f - d >= 0) chosen.add(f - d); // a little behind the eye, too
+    }
+  }
+  // Still short (fixations at the right edge): fill from the strongest remaining.
+  for (const i of order) {
+    if (chosen.size >= k) break;
+    chosen.add(indices[i]);
+  }
+  return [...chosen].sort((a, b) => a - b);
+}
+
+/**
+ * A visual state holding only each row's selected columns (null = all its real tokens), padded to the longest
+ * selection with masked slots; `cols[r][j]` says which original column slot j of row r is.
+ */
+export function gatherVisual(vis: VisualState, selections: readonly (number[] | null)[], layers: number, heads: number, headDim: number): { state: VisualState; cols: number[][] } {
+  const cols = selections.map((s, r) => s ?? Array.from({ length: realLength(vis, r) }, (_, i) => i));
+  const width = Math.max(1, ...cols.map((c) => c.length));
+  const b = vis.batch;
+  const k = new Float32Array(layers * b * heads * width * headDim);
+  const v = new Float32Array(k.length);
+  const mask = new Float32Array(b * width);
+  for (let l = 0; l < layers; l++) {
+    for (let r = 0; r < b; r++) {
+      for (let h = 0; h < heads; h++) {
+        const src = ((l * b + r) * heads + h) * vis.visual * headDim;
+        const dst = ((l * b + r) * heads + h) * width * headDim;
+        cols[r].forEach((c, j) => {
+          k.set(vis.k.subarray(src + c * headDim, src + (c + 1) * headDim), dst + j * headDim);
+          v.set(vis.v.subarray(src + c * headDim, src + (c + 1) * headDim), dst + j * headDim);
+        });
+      }
+    }
+  }
+  cols.forEach((c, r) => c.forEach((_, j) => (mask[r * width + j] = 1)));
+  return { state: { k, v, mask, ctcLogits: vis.ctcLogits, batch: b, visual: width }, cols };
+}
