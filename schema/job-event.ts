@@ -23,7 +23,8 @@ const TokenDelta = builder.objectRef<Of<'token'>>('TokenDelta').implement({
     line: t.exposeInt('line', { description: 'Line number on the page, in reading order.' }),
     text: t.exposeString('text'),
     fromDraft: t.exposeBooleanList('fromDraft', { description: 'Per token: true when it came from an accepted draft, false when the verifier chose it.' }),
-    draftedTokens: t.int({ resolve: (e) => e.fromDraft.filter(Boolean).length }),
+    accepted: t.int({ description: 'Tokens of this delta that came from the accepted draft.', resolve: (e) => e.fromDraft.filter(Boolean).length }),
+    drafted: t.int({ description: 'How deep the draft offered at this step was (0: no draft); accepted/drafted per step gives acceptance live.', resolve: (e) => e.drafted ?? 0 }),
   }),
 });
 

@@ -32,7 +32,7 @@ export interface ReadOptions {
   metrics?: SpecMetrics;
   onLine?: (index: number, reading: LineReading) => void;
   /** Committed tokens of line `index` as they are decided; fromDraft marks tokens of an accepted draft. */
-  onTokens?: (index: number, text: string, fromDraft: readonly boolean[]) => void;
+  onTokens?: (index: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
 }
 
@@ -106,7 +106,7 @@ export class Engine {
         metrics,
         visualKeep: decoding.visualTokens.keep,
         signal: opts.signal,
-        onTokens: opts.onTokens ? (ids, fromDraft) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft) : undefined,
+        onTokens: opts.onTokens ? (ids, fromDraft, drafted) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft, drafted) : undefined,
       });
       metrics.vision(out.visionGroup, out.visionMs);
       const reading = { text: tokenizer.decode(out.ids), ids: out.ids, confidence: out.confidence, ctcText: tokenizer.decode(out.ctc) };

@@ -29,7 +29,7 @@ export interface LineTask {
   /** Share of the line's visual tokens each step attends to (1 = all; less = focal pruning). */
   visualKeep?: number;
   /** Newly committed tokens of this line, and which of them came from an accepted draft. */
-  onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[]) => void;
+  onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
 }
 
@@ -410,7 +410,7 @@ export class Scheduler {
       s.p.task.drafter.observe?.(s, draft, verdict, committed);
       if (fresh.length && s.p.task.onTokens) {
         try {
-          s.p.task.onTokens(fresh, fromDraft);
+          s.p.task.onTokens(fresh, fromDraft, draftDepth);
         } catch (e) {
           // A caller's callback that throws ends its own line, not the batch.
           this.finish(s, e);

@@ -3,7 +3,7 @@
  * job's log, then follows live, with no gap and no duplicate: the log and the live feed share one sequence.
  */
 export type JobEvent =
-  | { type: 'token'; page: number; line: number; text: string; fromDraft: boolean[] }
+  | { type: 'token'; page: number; line: number; text: string; fromDraft: boolean[]; drafted?: number }
   | { type: 'region'; page: number; block: number; markdown: string }
   | { type: 'page'; page: number; markdown: string }
   | { type: 'done'; metrics: Record<string, unknown> }

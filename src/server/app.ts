@@ -23,6 +23,7 @@ import type { ApiKeys, AuthResult } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { ServerMetrics } from './metrics.js';
+import { servePlayground } from './playground.js';
 import type { Reporter } from './sentry.js';
 
 export const CSRF_HEADER = 'x-graphql-yoga-csrf';
@@ -136,6 +137,7 @@ export function createApp(deps: AppDeps): App {
     const url = req.url ?? '/';
     const path = url.split('?')[0];
     if (path === '/healthz') return json(res, 200, { status: 'ok' });
+    if (servePlayground(path, res)) return;
     if (path === '/readyz') {
       if (closing) return json(res, 503, { status: 'shutting down' });
       deps.ready().then(

@@ -35,7 +35,8 @@ export interface ReadDocumentOptions extends AssembleOptions {
   onOpen?: (pages: number[]) => void;
   onPage?: (page: PageOut) => void;
   /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags. */
-  onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[]) => void;
+  /** ... and how deep the draft offered at that step was (0: no draft). */
+  onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
 }
 
 export function plainText(pages: readonly PageOut[]): string {
@@ -74,7 +75,7 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
         context,
         metrics,
         signal: stop.signal,
-        ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[]) => onTokens(index, line, text, fromDraft) } : {}),
+        ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
       }).then((r) => {
         let k = 0;
         const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {

@@ -77,7 +77,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
         pagesTotal = pages.length;
         fire(() => store.update(jobId, { progress: { pagesDone, pagesTotal } }));
       },
-      onTokens: (page, line, text, fromDraft) => fire(() => events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft] })),
+      onTokens: (page, line, text, fromDraft, drafted) => fire(() => events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft], drafted })),
       onPage: (page) => {
         pagesDone++;
         page.blocks.forEach((b) => fire(() => events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown })));

@@ -1,0 +1,334 @@
+/**
+ * The playground: one page over the public GraphQL API only. It uploads the document (multipart request), follows
+ * the job's events over server-sent events, shows every token as it is committed (drafted or the verifier's),
+ * live metrics computed from the token deltas, and when the job is done its markdown and the block boxes over
+ * the page. Two strategies can run side by side on the same document.
+ */
+
+interface Strategies {
+  drafters: { name: string; available: boolean; reason: string | null }[];
+  verifiers: string[];
+}
+
+interface TokenDelta {
+  __typename: 'TokenDelta';
+  seq: number;
+  page: number;
+  line: number;
+  text: string;
+  fromDraft: boolean[];
+  accepted: number;
+  drafted: number;
+}
+
+type JobEvent =
+  | TokenDelta
+  | { __typename: 'JobDone'; seq: number; metrics: FinalMetrics }
+  | { __typename: 'JobFailed'; seq: number; code: string; message: string }
+  | { __typename: 'JobCancelled' | 'PageDone' | 'RegionDone'; seq: number }
+  | { __typename: 'JobRestarted'; seq: number; attempt: number };
+
+interface FinalMetrics {
+  tokensPerForward: number;
+  forwards: number;
+  sequenceForwards: number;
+  acceptanceByPosition: number[];
+  committedTokens: number;
+  acceptedTokens: number;
+  visualTokenRatio: number;
+}
+
+interface Box { x: number; y: number; width: number; height: number }
+interface JobResult {
+  status: string;
+  markdown: string | null;
+  error: { code: string; message: string } | null;
+  pages: { index: number; width: number; height: number; blocks: { type: string; order: number; box: Box }[] }[];
+}
+
+interface GqlError { message: string; extensions?: { code?: string } }
+
+const $ = <T extends Element>(sel: string, root: ParentNode = document): T => root.querySelector(sel) as T;
+
+class ApiError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+function headers(extra: Record<string, string> = {}): Record<string, string> {
+  const key = $<HTMLInputElement>('#key').value.trim();
+  if (key) localStorage.setItem('specula-key', key);
+  return { ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra };
+}
+
+function firstError(body: { errors?: GqlError[] }): ApiError | null {
+  const e = body.errors?.[0];
+  return e ? new ApiError(e.extensions?.code ?? 'ERROR', e.message) : null;
+}
+
+async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const res = await fetch('/graphql', { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify({ query, variables }) });
+  const body = (await res.json()) as { data?: T; errors?: GqlError[] };
+  const err = firstError(body);
+  if (err) throw err;
+  return body.data as T;
+}
+
+async function upload(file: File, decoding: Record<string, unknown>): Promise<string> {
+  const form = new FormData();
+  form.set('operations', JSON.stringify({
+    query: 'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }',
+    variables: { input: { file: null, decoding } },
+  }));
+  form.set('map', JSON.stringify({ 0: ['variables.input.file'] }));
+  form.set('0', file, file.name);
+  const res = await fetch('/graphql', { method: 'POST', headers: headers({ 'x-graphql-yoga-csrf': 'playground' }), body: form });
+  const body = (await res.json()) as { data?: { createParseJob: { id: string } }; errors?: GqlError[] };
+  const err = firstError(body);
+  if (err) throw err;
+  return (body.data as { createParseJob: { id: string } }).createParseJob.id;
+}
+
+const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) {
+  __typename
+  ... on JobEvent { seq }
+  ... on TokenDelta { page line text fromDraft accepted drafted }
+  ... on JobDone { metrics { tokensPerForward forwards sequenceForwards acceptanceByPosition committedTokens acceptedTokens visualTokenRatio } }
+  ... on JobFailed { code message }
+  ... on JobRestarted { attempt }
+} }`;
+
+/** Follow a job over server-sent events (POST + Accept: text/event-stream), one event at a time. */
+async function follow(id: string, onEvent: (e: JobEvent) => void): Promise<void> {
+  const res = await fetch('/graphql', { method: 'POST', headers: headers({ 'content-type': 'application/json', accept: 'text/event-stream' }), body: JSON.stringify({ query: EVENTS, variables: { id } }) });
+  if (!res.ok || !res.body) {
+    const body = (await res.json().catch(() => ({}))) as { errors?: GqlError[] };
+    throw firstError(body) ?? new ApiError('HTTP_' + res.status, `the event stream failed (HTTP ${res.status})`);
+  }
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += value;
+    let end: number;
+    while ((end = buf.indexOf('\n\n')) >= 0) {
+      const block = buf.slice(0, end);
+      buf = buf.slice(end + 2);
+      const kind = /^event: (.*)$/m.exec(block)?.[1];
+      if (kind === 'complete') return;
+      const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+      if (kind !== 'next' || !data) continue;
+      const payload = JSON.parse(data) as { data?: { parseJobEvents: JobEvent }; errors?: GqlError[] };
+      const err = firstError(payload);
+      if (err) throw err;
+      if (payload.data) onEvent(payload.data.parseJobEvents);
+    }
+  }
+}
+
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+interface Marked { parse(md: string): string; use(ext: unknown): void }
+let markedReady: Promise<Marked> | null = null;
+function markdownRenderer(): Promise<Marked> {
+  markedReady ??= (import('/playground/vendor/marked.js' as string) as Promise<{ marked: Marked }>).then(({ marked }) => {
+    // Text read off a document is data, never markup: raw HTML in it is shown, not run.
+    marked.use({ renderer: { html: (t: { text?: string } | string) => escapeHtml(typeof t === 'string' ? t : t.text ?? '') } });
+    return marked;
+  });
+  return markedReady;
+}
+
+/** One run's panel: its stream, live metrics, and the result. */
+class RunView {
+  readonly el: HTMLElement;
+  private readonly lines = new Map<string, HTMLElement>();
+  private steps = 0;
+  private tokens = 0;
+  private fromDrafts = 0;
+  private reached: number[] = [];
+  private acceptedAt: number[] = [];
+  private readonly started = performance.now();
+  private timer: number;
+
+  constructor(title: string) {
+    const tpl = $<HTMLTemplateElement>('#run-template');
+    this.el = (tpl.content.firstElementChild as HTMLElement).cloneNode(true) as HTMLElement;
+    $<HTMLElement>('h2', this.el).textContent = title;
+    $('#runs').append(this.el);
+    this.timer = window.setInterval(() => this.metric('time', `${((performance.now() - this.started) / 1000).toFixed(1)} s`), 200);
+  }
+
+  status(state: string, text: string): void {
+    this.el.dataset.state = state;
+    $<HTMLElement>('.status', this.el).textContent = text;
+  }
+
+  fail(e: unknown): void {
+    const err = e instanceof ApiError ? e : new ApiError('ERROR', String(e));
+    const box = $<HTMLElement>('.error', this.el);
+    box.hidden = false;
+    box.dataset.code = err.code;
+    box.textContent = `${err.code}: ${err.message}`;
+    this.status('failed', 'failed');
+    window.clearInterval(this.timer);
+  }
+
+  private metric(name: string, value: string): void {
+    $<HTMLElement>(`[data-m="${name}"]`, this.el).textContent = value;
+  }
+
+  private lineEl(page: number, line: number): HTMLElement {
+    const key = `${page}:${line}`;
+    let el = this.lines.get(key);
+    if (!el) {
+      el = document.createElement('div');
+      el.className = 'line';
+      el.dataset.key = key;
+      // Keep lines in reading order even though they decode side by side.
+      const stream = $<HTMLElement>('.stream', this.el);
+      const next = [...stream.children].find((c) => {
+        const [p, l] = ((c as HTMLElement).dataset.key ?? '').split(':').map(Number);
+        return p > page || (p === page && l > line);
+      });
+      stream.insertBefore(el, next ?? null);
+      this.lines.set(key, el);
+    }
+    return el;
+  }
+
+  token(e: TokenDelta): void {
+    const el = this.lineEl(e.page, e.line);
+    [...e.text].forEach((ch, i) => {
+      const span = document.createElement('span');
+      span.className = `token ${e.fromDraft[i] ? 'draft' : 'verify'}`;
+      span.textContent = ch;
+      el.append(span);
+    });
+    this.steps++;
+    this.tokens += e.fromDraft.length;
+    this.fromDrafts += e.accepted;
+    for (let i = 0; i < e.drafted; i++) {
+      this.reached[i] = (this.reached[i] ?? 0) + 1;
+      if (i < e.accepted) this.acceptedAt[i] = (this.acceptedAt[i] ?? 0) + 1;
+    }
+    this.metric('tpf', (this.tokens / this.steps).toFixed(2));
+    this.metric('steps', String(this.steps));
+    this.metric('tokens', `${this.tokens} (${this.fromDrafts} from drafts)`);
+    this.metric('acc', this.reached.slice(0, 8).map((n, i) => `${Math.round((100 * (this.acceptedAt[i] ?? 0)) / n)}%`).join(' ') || '–');
+  }
+
+  restart(attempt: number): void {
+    this.lines.clear();
+    $<HTMLElement>('.stream', this.el).replaceChildren();
+    this.steps = this.tokens = this.fromDrafts = 0;
+    this.reached = [];
+    this.acceptedAt = [];
+    this.status('running', `read again from the start (attempt ${attempt})`);
+  }
+
+  async done(m: FinalMetrics, job: JobResult, file: File): Promise<void> {
+    window.clearInterval(this.timer);
+    this.metric('tpf', m.tokensPerForward.toFixed(2));
+    this.metric('steps', `${m.sequenceForwards} (${m.forwards} batched forwards)`);
+    this.metric('acc', m.acceptanceByPosition.slice(0, 8).map((a) => `${Math.round(a * 100)}%`).join(' ') || 'no drafts');
+    this.metric('tokens', `${m.committedTokens} (${m.acceptedTokens} from drafts), visual tokens attended ${Math.round(m.visualTokenRatio * 100)}%`);
+    const result = $<HTMLElement>('.result', this.el);
+    result.hidden = false;
+    const marked = await markdownRenderer();
+    $<HTMLElement>('.markdown', this.el).innerHTML = marked.parse(job.markdown ?? '');
+    const page = job.pages[0];
+    if (page) {
+      const holder = $<HTMLElement>('.page', this.el);
+      const colors: Record<string, string> = { heading: '#c50', paragraph: '#27c', list_item: '#2a7', table: '#a3c', figure: '#888', page_header: '#999', page_footer: '#999', page_number: '#999' };
+      const boxes = page.blocks.map((b) => `<rect x="${b.box.x}" y="${b.box.y}" width="${b.box.width}" height="${b.box.height}" stroke="${colors[b.type] ?? '#27c'}"><title>${b.order}: ${b.type}</title></rect>`).join('');
+      const isImage = file.type.startsWith('image/') && !file.type.includes('tiff');
+      holder.innerHTML = `${isImage ? `<img alt="page ${page.index}" src="${URL.createObjectURL(file)}">` : '<div class="blank"></div>'}<svg class="boxes" viewBox="0 0 ${page.width} ${page.height}">${boxes}</svg>`;
+      const blank = holder.querySelector<HTMLElement>('.blank');
+      if (blank) blank.style.aspectRatio = `${page.width} / ${page.height}`; // a PDF page: boxes over its outline
+    }
+    this.status('done', `done: ${job.pages.length} page(s)`);
+  }
+}
+
+async function run(file: File, fieldset: HTMLFieldSetElement, title: string): Promise<void> {
+  const view = new RunView(title);
+  const get = (name: string): string => (fieldset.querySelector(`[name="${name}"]`) as HTMLInputElement).value;
+  const decoding: Record<string, unknown> = { drafter: get('drafter'), verifier: get('verifier') };
+  if (get('draftLength')) decoding.draftLength = Number(get('draftLength'));
+  const keep = Number(get('keep') || '1');
+  if (keep < 1) decoding.visualTokens = { keep };
+  try {
+    view.status('queued', 'uploading');
+    const id = await upload(file, decoding);
+    view.el.dataset.job = id;
+    view.status('running', 'reading');
+    let final: JobEvent | null = null;
+    await follow(id, (e) => {
+      if (e.__typename === 'TokenDelta') view.token(e);
+      else if (e.__typename === 'JobRestarted') view.restart(e.attempt);
+      else if (e.__typename === 'JobDone' || e.__typename === 'JobFailed' || e.__typename === 'JobCancelled') final = e;
+    });
+    const end = final as JobEvent | null;
+    if (end?.__typename === 'JobFailed') throw new ApiError(end.code, end.message);
+    if (end?.__typename !== 'JobDone') throw new ApiError('STREAM_ENDED', 'the event stream ended before the job did');
+    const { parseJob } = await gql<{ parseJob: JobResult }>(
+      `query($id: ID!) { parseJob(id: $id) { status markdown error { code message } pages { index width height blocks { type order box { x y width height } } } } }`, { id });
+    await view.done(end.metrics, parseJob, file);
+  } catch (e) {
+    view.fail(e);
+  }
+}
+
+async function init(): Promise<void> {
+  $<HTMLInputElement>('#key').value = localStorage.getItem('specula-key') ?? '';
+  const fileInput = $<HTMLInputElement>('#file');
+  const drop = $<HTMLElement>('#drop');
+  const runButton = $<HTMLButtonElement>('#run');
+  let file: File | null = null;
+  const choose = (f: File | undefined): void => {
+    if (!f) return;
+    file = f;
+    $<HTMLElement>('#file-name').textContent = `${f.name} (${Math.round(f.size / 1024)} KB)`;
+    runButton.disabled = false;
+  };
+  fileInput.addEventListener('change', () => choose(fileInput.files?.[0]));
+  drop.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    drop.classList.add('over');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    choose(e.dataTransfer?.files[0]);
+  });
+  try {
+    const { engine } = await gql<{ engine: { strategies: Strategies } }>('{ engine { strategies { drafters { name available reason } verifiers } } }');
+    for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="drafter"]')) {
+      for (const d of engine.strategies.drafters) select.add(Object.assign(new Option(d.name, d.name), { disabled: !d.available, title: d.reason ?? '' }));
+    }
+    for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="verifier"]')) {
+      for (const v of engine.strategies.verifiers) select.add(new Option(v, v));
+    }
+    // A sensible B to compare with: the CTC drafter against plain decoding.
+    const b = $<HTMLFieldSetElement>('fieldset[data-run="b"]');
+    $<HTMLSelectElement>('select[name="drafter"]', b).value = 'ctc';
+  } catch (e) {
+    const err = e instanceof ApiError ? e : new ApiError('ERROR', String(e));
+    $<HTMLElement>('#file-name').textContent = `The API refused: ${err.code}: ${err.message}. Enter an API key above and reload.`;
+  }
+  runButton.addEventListener('click', () => {
+    if (!file) return;
+    $('#runs').replaceChildren();
+    const a = $<HTMLFieldSetElement>('fieldset[data-run="a"]');
+    const b = $<HTMLFieldSetElement>('fieldset[data-run="b"]');
+    const runs = [run(file, a, 'A')];
+    if ((b.querySelector('[name="enabled"]') as HTMLInputElement).checked) runs.push(run(file, b, 'B'));
+    void Promise.all(runs);
+  });
+}
+
+void init();

@@ -1,0 +1,90 @@
+/**
+ * The playground in a real browser: Debian's chromium driven by playwright-core against the real server
+ * (embedded mode). Upload a real page, see tokens arrive, the final markdown and the metrics; a corrupt file
+ * shows its typed error. Screenshots go to test-artifacts/.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { configFromEnv } from '../src/server/config.js';
+import { type RunningServer, startServer } from '../src/server/start.js';
+import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+
+describe('the playground page, in chromium', { skip: existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM} (apt-get install chromium)` }, () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+
+  before(async () => {
+    server = await startServer(configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_ALLOW_ANONYMOUS: '1', LOG_LEVEL: 'silent' }));
+    base = `http://127.0.0.1:${server.port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('uploads a real page, streams its tokens, then shows the markdown, the metrics and the block boxes', async () => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto(`${base}/`);
+    await page.waitForSelector('select[name="drafter"] option[value="ctc"]', { state: 'attached' });
+    await page.setInputFiles('#file', SAMPLE_PAGE);
+    await page.check('fieldset[data-run="b"] input[name="enabled"]');
+    await page.click('#run');
+    await page.waitForSelector('.run .stream .token', { timeout: 60_000 });
+    const early = await page.locator('.run').first().getAttribute('data-state');
+    assert.equal(early, 'running', 'tokens show while the job is still running');
+    await page.waitForFunction(() => [...document.querySelectorAll('.run')].every((r) => (r as HTMLElement).dataset.state === 'done' || (r as HTMLElement).dataset.state === 'failed'), null, { timeout: 120_000 });
+    const runs = page.locator('.run');
+    assert.equal(await runs.count(), 2, 'two strategies side by side');
+    for (let i = 0; i < 2; i++) {
+      const r = runs.nth(i);
+      assert.equal(await r.getAttribute('data-state'), 'done', await r.locator('.error').textContent() ?? '');
+      const tpf = Number(await r.locator('[data-m="tpf"]').textContent());
+      assert.ok(tpf >= 1, `tokens per forward shown (${tpf})`);
+      assert.ok((await r.locator('.markdown').innerText()).length > 100, 'the markdown is rendered');
+      assert.ok((await r.locator('.page svg rect').count()) > 3, 'block boxes drawn over the page');
+    }
+    // The B run drafts with CTC: some of its tokens are marked as coming from accepted drafts.
+    assert.ok((await runs.nth(1).locator('.stream .token.draft').count()) > 0);
+    assert.equal(await runs.nth(0).locator('.stream .token.draft').count(), 0, 'plain decoding drafts nothing');
+    // What the page shows is the API's markdown for the job.
+    const id = await runs.nth(0).getAttribute('data-job');
+    const api = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'query($id: ID!) { parseJob(id: $id) { markdown } }', variables: { id } }) });
+    const md = ((await api.json()) as { data: { parseJob: { markdown: string } } }).data.parseJob.markdown;
+    const firstWords = md.split(/\s+/).filter((w) => /^[A-Za-z]{4,}$/.test(w)).slice(0, 5);
+    const shown = await runs.nth(0).locator('.markdown').innerText();
+    for (const w of firstWords) assert.ok(shown.includes(w), `"${w}" is shown`);
+    writeFileSync(join(ARTIFACTS, 'playground.png'), await page.screenshot({ fullPage: true }));
+    assert.deepEqual(errors, [], 'no script errors');
+  });
+
+  it('shows a corrupt file\'s typed error', async () => {
+    const broken = join(tmpdir(), 'broken.png');
+    const png = readFileSync(SAMPLE_PAGE);
+    writeFileSync(broken, png.subarray(0, png.length >> 2));
+    await page.goto(`${base}/playground/`);
+    await page.waitForSelector('select[name="drafter"] option[value="ctc"]', { state: 'attached' });
+    await page.setInputFiles('#file', broken);
+    await page.click('#run');
+    const error = page.locator('.run .error');
+    await error.waitFor({ state: 'visible', timeout: 60_000 });
+    assert.equal(await error.getAttribute('data-code'), 'CORRUPT_IMAGE');
+    assert.match(await error.innerText(), /CORRUPT_IMAGE/);
+    writeFileSync(join(ARTIFACTS, 'playground-error.png'), await page.screenshot({ fullPage: true }));
+  });
+});
