@@ -8,15 +8,27 @@ import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { JobHandler, JobQueue } from './queue.js';
 
-// KEYS: the tenant's running set (member = job id, score = lease expiry ms). ARGV: now, lease until, limit, job id.
+// KEYS: the tenant's running set (member = job id, score = lease expiry ms), the tenant's recent starts (member =
+// job id, score = start ms). ARGV: now, lease until, concurrency limit, job id, starts allowed per window (0 = no
+// limit), window ms. Returns 1 when the job may run now; a renewal (the job already holds a lease) always may.
 const LEASE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZSCORE', KEYS[1], ARGV[4]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
+local now = tonumber(ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[4]) then
   redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) - tonumber(ARGV[1]))
   return 1
 end
-return 0
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+local rate = tonumber(ARGV[5])
+if rate > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[6]))
+  if redis.call('ZCARD', KEYS[2]) >= rate then return 0 end
+  redis.call('ZADD', KEYS[2], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[6]))
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) - now)
+return 1
 `;
 
 export interface BullQueueOptions {
@@ -26,6 +38,8 @@ export interface BullQueueOptions {
   attempts: number;
   /** Jobs of one tenant running at once, across all workers. */
   tenantConcurrency: number;
+  /** Jobs of one tenant started per minute, across all workers (0 or absent: no limit). */
+  tenantRatePerMinute?: number;
   /** A worker that stops renewing its lock for this long is taken to be dead. */
   lockMs?: number;
   /** Keep finished queue entries this long (the job record has its own retention). */
@@ -52,7 +66,7 @@ export class BullJobQueue implements JobQueue {
   constructor(private readonly opts: BullQueueOptions) {
     this.p = opts.prefix ?? 'specula';
     this.redis = new Redis(opts.url, { maxRetriesPerRequest: null });
-    this.redis.defineCommand('speculaLease', { numberOfKeys: 1, lua: LEASE });
+    this.redis.defineCommand('speculaLease', { numberOfKeys: 2, lua: LEASE });
     this.queue = new Queue<Payload>(QUEUE, { connection: this.connection(), prefix: `${this.p}:bull` });
   }
 
@@ -62,6 +76,7 @@ export class BullJobQueue implements JobQueue {
 
   private cancelChannel = (): string => `${this.p}:cancel`;
   private tenantKey = (tenant: string): string => `${this.p}:tenant:${tenant}:running`;
+  private startsKey = (tenant: string): string => `${this.p}:tenant:${tenant}:starts`;
 
   async enqueue(jobId: string, opts: { tenant?: string } = {}): Promise<void> {
     await this.queue.add('parse', { jobId, ...(opts.tenant ? { tenant: opts.tenant } : {}) }, {
@@ -76,7 +91,7 @@ export class BullJobQueue implements JobQueue {
   private async lease(tenant: string, jobId: string, ms: number): Promise<boolean> {
     const now = Date.now();
     const ok = await (this.redis as Redis & { speculaLease(...a: (string | number)[]): Promise<number> })
-      .speculaLease(this.tenantKey(tenant), now, now + ms, this.opts.tenantConcurrency, jobId);
+      .speculaLease(this.tenantKey(tenant), this.startsKey(tenant), now, now + ms, this.opts.tenantConcurrency, jobId, this.opts.tenantRatePerMinute ?? 0, 60_000);
     return ok === 1;
   }
 
@@ -89,7 +104,7 @@ export class BullJobQueue implements JobQueue {
       const { jobId, tenant } = job.data;
       const leaseMs = lockMs * 2;
       if (tenant && !(await this.lease(tenant, jobId, leaseMs))) {
-        // The tenant is at its cap: try again shortly, without spending an attempt.
+        // The tenant is at its cap (running or started this minute): try again shortly, without spending an attempt.
         await job.moveToDelayed(Date.now() + 500 + Math.floor(Math.random() * 500), token);
         throw new DelayedError();
       }

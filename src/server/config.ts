@@ -42,6 +42,7 @@ const EnvSchema = z.object({
   SPECULA_RETENTION_SECONDS: int(86_400),
   SPECULA_JOB_ATTEMPTS: int(3),
   SPECULA_TENANT_CONCURRENCY: int(4),
+  SPECULA_TENANT_RATE: int(0, 0),
   SPECULA_WORKER_PORT: int(4001, 0),
   /** How long a worker may go without renewing a job's lock before the job is given to another (ms). */
   SPECULA_LOCK_MS: int(30_000, 1000),
@@ -81,6 +82,8 @@ export interface ServerConfig {
   retentionSeconds: number;
   jobAttempts: number;
   tenantConcurrency: number;
+  /** Jobs one tenant may start per minute across all workers (0: no limit). */
+  tenantRatePerMinute: number;
   workerPort: number;
   lockMs: number;
 }
@@ -125,6 +128,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     retentionSeconds: e.SPECULA_RETENTION_SECONDS,
     jobAttempts: e.SPECULA_JOB_ATTEMPTS,
     tenantConcurrency: e.SPECULA_TENANT_CONCURRENCY,
+    tenantRatePerMinute: e.SPECULA_TENANT_RATE,
     workerPort: e.SPECULA_WORKER_PORT,
     lockMs: e.SPECULA_LOCK_MS,
   };

@@ -96,6 +96,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     retentionSeconds: config.retentionSeconds,
     jobAttempts: config.jobAttempts,
     tenantConcurrency: config.tenantConcurrency,
+    tenantRatePerMinute: config.tenantRatePerMinute,
     lockMs: config.lockMs,
   });
   const backends: Backends = { ...made, ...opts.backends };
