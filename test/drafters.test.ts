@@ -41,10 +41,18 @@ function scriptedLogits(target: number[], committed: number, draft: Draft): RowL
 
 function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, budget = 8): { text: string; forwards: number } {
   const t = tok.encode(target);
-  const seq = { id: 1, tokens: [] as number[], ctc: tok.encode(ctc), context: new DocumentContext(tok), budget, tree: verifier.trees };
+  const seq = {
+    id: 1, tokens: [] as number[], ctc: tok.encode(ctc), context: new DocumentContext(tok), budget, tree: verifier.trees,
+    hidden: null, position: 0,
+    lastLayerVisual: () => {
+      throw new Error('these drafters do not look at the line');
+    },
+  };
   let forwards = 0;
   for (;;) {
-    const draft = drafter.propose([seq as SequenceView])[0];
+    const proposed = drafter.propose([seq as SequenceView]);
+    if (proposed instanceof Promise) throw new Error('a synchronous drafter was expected');
+    const draft = proposed[0];
     const verdict = verifier.verify(draft, scriptedLogits(t, seq.tokens.length, draft));
     forwards++;
     const committed = [...verdict.accepted.map((i) => draft.tokens[i]), verdict.bonus];

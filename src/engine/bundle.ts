@@ -47,7 +47,9 @@ export const BundleConfigSchema = z.object({
   decoding: z.object({ maxNewTokens: z.number().int().positive(), negativeBias: z.number() }),
   heads: z.object({ lm: z.boolean(), ctc: z.boolean(), mtp: z.boolean(), diffusion: z.boolean() }),
   focalLayers: z.array(z.number().int()),
-  files: z.object({ vision: FileRef, decoder: FileRef }),
+  files: z.object({ vision: FileRef, decoder: FileRef, mtp: FileRef.optional() }),
+  /** The MTP drafter head, when the bundle has one: how many depths it was trained for. */
+  mtp: z.object({ depth: z.number().int().positive() }).passthrough().optional(),
   golden: z.string(),
   training: z.record(z.string(), z.unknown()).optional(),
   accuracy: z.record(z.string(), z.unknown()).optional(),
@@ -68,6 +70,8 @@ export interface Bundle {
   tokenizer: Tokenizer;
   vision: ort.InferenceSession;
   decoder: ort.InferenceSession;
+  /** The MTP drafter head (mtp.onnx), where the bundle has one. */
+  mtp?: ort.InferenceSession;
   device: Device;
 }
 
@@ -155,10 +159,15 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   const vision = await openSession(visionBytes, join(dir, config.files.vision.path), { ...opts, device });
   const decoder = await openSession(decoderBytes, join(dir, config.files.decoder.path), { ...opts, device });
   const tokenizer = new Tokenizer(config.vocab, config.specialIds);
-  return { dir, config, tokenizer, vision, decoder, device };
+  if (config.heads.mtp && !config.files.mtp) {
+    throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.mtp is set but files.mtp is missing (${dir})`, join(dir, 'config.json'));
+  }
+  const mtp = config.files.mtp ? await openSession(checkedBytes(dir, config.files.mtp), join(dir, config.files.mtp.path), { ...opts, device }) : undefined;
+  return { dir, config, tokenizer, vision, decoder, device, ...(mtp ? { mtp } : {}) };
 }
 
 export async function closeBundle(b: Bundle): Promise<void> {
   await b.vision.release();
   await b.decoder.release();
+  await b.mtp?.release();
 }

@@ -89,7 +89,7 @@ export class Engine {
     const decoding = this.resolve(opts.decoding);
     const { tokenizer } = this.bundle;
     const context = opts.context ?? new DocumentContext(tokenizer, decoding.reference);
-    const drafter = createDrafter(decoding, this.bundle.config);
+    const drafter = createDrafter(decoding, this.bundle);
     const verifier = createVerifier(decoding);
     const metrics = opts.metrics ?? new SpecMetrics();
     if (decoding.draftLength === 'auto' && decoding.drafter !== 'none') await this.scheduler.calibrate();

@@ -31,6 +31,11 @@ interface Golden {
     expected: Record<'logits' | 'vis_attn', Packed>;
   };
   greedy: { texts: string[]; labels: string[] };
+  /** The MTP head, where the bundle has one: one depth on fixed inputs. */
+  mtp?: {
+    inputs: { state: Packed; token: number[]; position: number[]; vis_k: Packed; vis_v: Packed; vis_mask: Packed };
+    outputs: { logits: Packed; next_state: Packed };
+  };
 }
 
 export interface GoldenReport {
@@ -106,6 +111,22 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const step = await run(g.step.inputs.tokens, g.step.inputs.positions, cache.k, cache.v, c, g.step.inputs.attn_bias);
   expect('step.logits', step.logits.data as Float32Array, unpack(g.step.expected.logits));
   expect('step.vis_attn', step.vis_attn.data as Float32Array, unpack(g.step.expected.vis_attn));
+
+  if (g.mtp || bundle.mtp) {
+    if (!g.mtp || !bundle.mtp) throw new EngineError('GOLDEN_MISMATCH', `the bundle has ${bundle.mtp ? 'an MTP head but no golden for it' : 'an MTP golden but no head'} (${file})`, file);
+    const m = g.mtp.inputs;
+    const t = (p: Packed): ort.Tensor => new ort.Tensor('float32', unpack(p), p.shape);
+    const out = await bundle.mtp.run({
+      state: t(m.state),
+      token: new ort.Tensor('int64', BigInt64Array.from(m.token, BigInt), [m.token.length]),
+      position: new ort.Tensor('int64', BigInt64Array.from(m.position, BigInt), [m.position.length]),
+      vis_k: t(m.vis_k),
+      vis_v: t(m.vis_v),
+      vis_mask: t(m.vis_mask),
+    });
+    expect('mtp.logits', out.logits.data as Float32Array, unpack(g.mtp.outputs.logits));
+    expect('mtp.next_state', out.next_state.data as Float32Array, unpack(g.mtp.outputs.next_state));
+  }
 
   const greedy = await decodeGreedy(bundle, vis);
   const texts = greedy.ids.map((ids) => bundle.tokenizer.decode(ids));

@@ -1,6 +1,7 @@
 /** Names to drafters and verifiers: the per-request choice vLLM makes once per server with an if/elif. */
-import type { BundleConfig } from './bundle.js';
+import type { Bundle } from './bundle.js';
 import { CtcDrafter } from './drafters/ctc.js';
+import { MtpDrafter } from './drafters/mtp.js';
 import type { Drafter } from './drafters/drafter.js';
 import { NgramDrafter } from './drafters/ngram.js';
 import { NoDrafter } from './drafters/none.js';
@@ -12,8 +13,12 @@ import { RelaxedVerifier } from './verifiers/relaxed.js';
 import { TreeVerifier } from './verifiers/tree.js';
 import type { Verifier } from './verifiers/verifier.js';
 
+/** pmtp's confidence gate: a draft ends where the head's top probability falls below this. */
+export const PMTP_GATE = 0.5;
+
 /** A fresh drafter for one request (drafters keep per-line state). */
-export function createDrafter(o: DecodingOptions, config: BundleConfig): Drafter {
+export function createDrafter(o: DecodingOptions, bundle: Bundle): Drafter {
+  const { config } = bundle;
   const eos = config.specialIds.eos;
   switch (o.drafter) {
     case 'none':
@@ -24,8 +29,12 @@ export function createDrafter(o: DecodingOptions, config: BundleConfig): Drafter
       return new NgramDrafter(eos);
     case 'reference':
       return new ReferenceDrafter(eos);
+    case 'mtp':
+      return new MtpDrafter(bundle);
+    case 'pmtp':
+      return new MtpDrafter(bundle, { gate: PMTP_GATE });
     default:
-      // resolveDecoding refuses these for bundles without the head; none ships one yet.
+      // resolveDecoding refuses these for bundles without the head.
       throw new EngineError('INVALID_OPTIONS', `drafter "${o.drafter}" is not available with bundle "${config.name}"`);
   }
 }

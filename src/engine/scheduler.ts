@@ -79,6 +79,24 @@ class Sequence implements SequenceView {
   get tree(): boolean {
     return this.p.task.verifier.trees;
   }
+
+  /** Decoder state at the position that decided `last` (drafters that run a head start from it). */
+  hidden: Float32Array | null = null;
+  /** Where `last` will be fed; set by the scheduler before drafting. */
+  position = 0;
+  /** The scheduler's row for this line and its current visual state, set before drafting. */
+  row = 0;
+  vis: { state: VisualState; layers: number; heads: number; headDim: number } | null = null;
+
+  lastLayerVisual(): { k: Float32Array; v: Float32Array; mask: Float32Array; visual: number } {
+    const v = this.vis;
+    if (!v) throw new Error('no visual state for this line yet');
+    const { state, layers, heads, headDim } = v;
+    const per = heads * state.visual * headDim;
+    // [L, B, H, V, dh]: one row of one layer is contiguous.
+    const off = ((layers - 1) * state.batch + this.row) * per;
+    return { k: state.k.subarray(off, off + per), v: state.v.subarray(off, off + per), mask: state.mask.subarray(this.row * state.visual, (this.row + 1) * state.visual), visual: state.visual };
+  }
 }
 
 export interface SchedulerOptions {
@@ -337,7 +355,13 @@ export class Scheduler {
       byDrafter.set(s.p.task.drafter, rows);
     });
     for (const [drafter, rows] of byDrafter) {
-      const proposed = drafter.propose(rows.map((r) => this.seqs[r]));
+      for (const r of rows) {
+        const s = this.seqs[r];
+        s.row = r;
+        s.position = cache.lengths[r];
+        s.vis = { state: vis, ...this.bundle.config.dims, layers: this.bundle.config.dims.nLayers, heads: this.bundle.config.dims.nHeads, headDim: this.bundle.config.dims.headDim };
+      }
+      const proposed = await drafter.propose(rows.map((r) => this.seqs[r]));
       rows.forEach((r, i) => (drafts[r] = clip(proposed[i], this.seqs[r].budget, this.seqs[r].tree)));
     }
     const t = 1 + Math.max(0, ...drafts.map((d) => d.tokens.length));
@@ -401,6 +425,10 @@ export class Scheduler {
       }
       s.tokens.push(...fresh);
       committedTotal += committed.length;
+      // The state that decided the bonus token: where a drafting head starts next step.
+      const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
+      const d = out.hidden.length / (this.seqs.length * t);
+      s.hidden = out.hidden.slice((r * t + at) * d, (r * t + at + 1) * d);
       this.refocus(s, r, out.visAttn, t, gathered ? gathered.cols[r] : null, fullRows[r], verdict.accepted.length + 1, minProb);
       s.last = verdict.bonus;
       const draftDepth = draft.tokens.length ? Math.max(...depth[r]) : 0;

@@ -13,11 +13,18 @@ export interface SequenceView {
   readonly budget: number;
   /** The verifier takes trees, so alternatives may be offered. */
   readonly tree: boolean;
+  /** The decoder's hidden state at the position that decided the last committed token (null before the first step). */
+  readonly hidden: Float32Array | null;
+  /** The text position the last committed token will be fed at. */
+  readonly position: number;
+  /** This line's visual keys/values of the decoder's last layer ([H, V, dh] each) and its visual mask [V]. */
+  lastLayerVisual(): { k: Float32Array; v: Float32Array; mask: Float32Array; visual: number };
 }
 
 export interface Drafter {
   readonly name: string;
-  propose(seqs: readonly SequenceView[]): Draft[];
+  /** Drafts for these sequences; a drafter that runs a model answers asynchronously. */
+  propose(seqs: readonly SequenceView[]): Draft[] | Promise<Draft[]>;
   /** What the verifier kept and committed (accepted draft tokens, then the bonus), for stateful drafters. */
   observe?(seq: SequenceView, draft: Draft, verdict: Verdict, committed: readonly number[]): void;
   /** The sequence finished: drop its state. */

@@ -1,0 +1,104 @@
+/**
+ * MTP drafting (after FastMTP): the bundle's small MTP block, shared across depths and applied recursively,
+ * starts from the decoder's hidden state at the position that decided the last token and looks at the line
+ * through the decoder's last-layer visual keys/values (already computed: drafting adds no vision work). Each
+ * depth is one batched run of mtp.onnx over every line that drafts this step.
+ *
+ * With a confidence gate (`pmtp`), a line's draft ends at the first depth whose top probability falls below the
+ * gate, so each line's draft length follows how sure the head is there.
+ */
+import * as ort from 'onnxruntime-node';
+import type { Bundle } from '../bundle.js';
+import { argmax, type Draft } from '../draft.js';
+import type { Drafter, SequenceView } from './drafter.js';
+
+export interface MtpOptions {
+  /** pmtp: stop a line's draft where the head's top probability drops below this (0: never). */
+  gate?: number;
+}
+
+function softmaxMax(logits: Float32Array): number {
+  let max = -Infinity;
+  for (const x of logits) if (x > max) max = x;
+  let sum = 0;
+  for (const x of logits) sum += Math.exp(x - max);
+  return 1 / sum;
+}
+
+export class MtpDrafter implements Drafter {
+  readonly name: string;
+  private readonly session: ort.InferenceSession;
+  private readonly eos: number;
+  private readonly gate: number;
+  /** Depths beyond the trained ones still draft, but rarely pay: stop at twice the trained depth. */
+  private readonly maxDepth: number;
+  private readonly heads: number;
+  private readonly headDim: number;
+
+  constructor(bundle: Bundle, opts: MtpOptions = {}) {
+    if (!bundle.mtp || !bundle.config.mtp) throw new Error(`bundle "${bundle.config.name}" has no MTP head`);
+    this.session = bundle.mtp;
+    this.eos = bundle.config.specialIds.eos;
+    this.gate = opts.gate ?? 0;
+    this.name = this.gate > 0 ? 'pmtp' : 'mtp';
+    this.maxDepth = 2 * bundle.config.mtp.depth;
+    this.heads = bundle.config.dims.nHeads;
+    this.headDim = bundle.config.dims.headDim;
+  }
+
+  async propose(seqs: readonly SequenceView[]): Promise<Draft[]> {
+    const drafts: Draft[] = seqs.map(() => ({ tokens: [] }));
+    const rows = seqs.map((s, i) => i).filter((i) => seqs[i].budget > 0 && seqs[i].hidden !== null && seqs[i].tokens.length > 0);
+    if (!rows.length) return drafts;
+    const vis = rows.map((i) => seqs[i].lastLayerVisual());
+    const per = vis[0].k.length; // H * V * dh, the same for every line of the batch (padded to one V)
+    const visual = vis[0].visual;
+    const n = rows.length;
+    const d = (seqs[rows[0]].hidden as Float32Array).length;
+    const k = new Float32Array(n * per);
+    const v = new Float32Array(n * per);
+    const mask = new Float32Array(n * visual);
+    let state: Float32Array = new Float32Array(n * d);
+    rows.forEach((i, j) => {
+      k.set(vis[j].k, j * per);
+      v.set(vis[j].v, j * per);
+      mask.set(vis[j].mask, j * visual);
+      state.set(seqs[i].hidden as Float32Array, j * d);
+    });
+    const shapeKV = [n, this.heads, visual, this.headDim];
+    const token = rows.map((i) => seqs[i].tokens[seqs[i].tokens.length - 1]);
+    const position = rows.map((i) => seqs[i].position);
+    const live = rows.map(() => true);
+    const kT = new ort.Tensor('float32', k, shapeKV);
+    const vT = new ort.Tensor('float32', v, shapeKV);
+    const mT = new ort.Tensor('float32', mask, [n, visual]);
+    const depth = Math.min(this.maxDepth, Math.max(...rows.map((i) => seqs[i].budget)));
+    for (let step = 0; step < depth && live.some(Boolean); step++) {
+      const out = await this.session.run({
+        state: new ort.Tensor('float32', state, [n, d]),
+        token: new ort.Tensor('int64', BigInt64Array.from(token.map(BigInt)), [n]),
+        position: new ort.Tensor('int64', BigInt64Array.from(position.map((p) => BigInt(p))), [n]),
+        vis_k: kT,
+        vis_v: vT,
+        vis_mask: mT,
+      });
+      const logits = out.logits.data as Float32Array;
+      const vocab = logits.length / n;
+      state = out.next_state.data as Float32Array;
+      rows.forEach((i, j) => {
+        if (!live[j]) return;
+        const row = logits.subarray(j * vocab, (j + 1) * vocab);
+        const next = argmax(row);
+        if (this.gate > 0 && softmaxMax(row) < this.gate) {
+          live[j] = false;
+          return;
+        }
+        drafts[i].tokens.push(next);
+        token[j] = next;
+        position[j] += 1;
+        if (next === this.eos || drafts[i].tokens.length >= seqs[i].budget) live[j] = false;
+      });
+    }
+    return drafts;
+  }
+}

@@ -1,0 +1,261 @@
+"""The MTP drafter head (after FastMTP): one small block, shared across draft depths and applied recursively, fed
+by the frozen base model's last hidden state and the token just decided. Unlike an LLM's MTP block it also looks
+at the line: one cross-attention over the base's last-layer visual keys/values (already computed by the vision
+pass, so drafting adds no vision work). It shares the base's token embedding, position embedding, final norm and
+LM head, all frozen: only the block is trained.
+
+    # train on the frozen base (resumes from RUN/mtp-last.pt), then export mtp.onnx into a bundle
+    /usr/bin/python3 training/mtp.py train --base training/checkpoints/specula-line-base.pt --run training/runs/mtp --hours 0.5
+    /usr/bin/python3 training/mtp.py export --base training/checkpoints/specula-line-base.pt --head training/runs/mtp/mtp.pt --bundle models/specula-line-base
+
+Depth k (1-based) predicts token t+k+1 from depth k-1's state (depth 0 = the base's hidden state at t) and token
+t+k. Training is teacher-forced over every position at once; the loss of depth k is weighted by 0.8^(k-1).
+"""
+import argparse
+import hashlib
+import json
+import math
+import multiprocessing as mp
+import os
+import signal
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import charset  # noqa: E402
+from data import LineBatches  # noqa: E402
+from model import NEG, ModelConfig, OCRModel, visual_mask  # noqa: E402
+
+DEPTH = 3
+
+
+class MTPHead(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        d, self.h = cfg.d_model, cfg.n_heads
+        self.dh = d // cfg.n_heads
+        self.ln_h = nn.LayerNorm(d)
+        self.ln_e = nn.LayerNorm(d)
+        self.fuse = nn.Linear(2 * d, d)
+        self.ln_q = nn.LayerNorm(d)
+        self.q = nn.Linear(d, d)
+        self.out = nn.Linear(d, d)
+        self.ln_ff = nn.LayerNorm(d)
+        self.ff = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+
+    def step(self, h, e, vis_k, vis_v, vis_bias):
+        """h, e [B,T,d] (previous state, embedding of the token just decided + its position);
+        vis_k/v [B,H,V,dh] (the base's last layer); vis_bias [B,1,1,V]. Returns the next state [B,T,d]."""
+        x = self.fuse(torch.cat([self.ln_h(h), self.ln_e(e)], dim=-1))
+        b, t, _ = x.shape
+        q = self.q(self.ln_q(x)).view(b, t, self.h, self.dh).transpose(1, 2)
+        s = torch.matmul(q, vis_k.transpose(-1, -2)) / math.sqrt(self.dh) + vis_bias
+        o = torch.matmul(torch.softmax(s, dim=-1), vis_v).transpose(1, 2).reshape(b, t, self.h * self.dh)
+        x = x + self.out(o)
+        return x + self.ff(self.ln_ff(x))
+
+
+@torch.no_grad()
+def base_states(base: OCRModel, pixels, widths, tokens):
+    """Teacher-forced base pass: the final hidden state at every text position [B,T,d] (after ln_f), and the last
+    layer's visual K/V [B,H,V,dh] and mask [B,V] as the engine's vision pass gives them."""
+    vk, vv, _, vm = base.vision(pixels, widths)
+    b, t = tokens.shape
+    vis = base.visual_embed(pixels, widths)
+    nv = vis.shape[1]
+    pos = torch.arange(t, device=tokens.device)
+    x = torch.cat([vis, base.tok(tokens) + base.txt_pos(pos)[None]], dim=1)
+    n = nv + t
+    allow = torch.zeros(b, n, n, dtype=torch.bool, device=x.device)
+    allow[:, :, :nv] = vm.bool()[:, None, :]
+    allow[:, nv:, nv:] = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device))[None]
+    bias = torch.where(allow, 0.0, NEG)[:, None]
+    for layer in base.layers:
+        q, k, v = layer.project(x)
+        x, _ = layer.attend(x, q, k, v, bias)
+    # The engine has the decoder's `hidden` output, which is after the final norm: train on exactly that.
+    return base.ln_f(x[:, nv:]), vk[-1], vv[-1], vm
+
+
+def head_logits(base: OCRModel, state):
+    return base.lm_head(base.ln_f(state))
+
+
+def mtp_loss(base, head, pixels, widths, tokens, targets):
+    """tokens = [BOS, c1..cn] (+PAD), targets = [c1..cn, EOS] (+PAD). Depth k at position i predicts targets[i+k]
+    from the state of depth k-1 and the embedding of targets[i+k-1] at position i+k."""
+    h, vk, vv, vm = base_states(base, pixels, widths, tokens)
+    vis_bias = ((1.0 - vm) * NEG)[:, None, None, :]
+    b, t = tokens.shape
+    state = h
+    total, parts = 0.0, []
+    for k in range(1, DEPTH + 1):
+        if t - k <= 0:
+            break
+        # Depth k at position i: the depth k-1 state there, and the token decided at depth k-1 (targets[i+k-1], the
+        # drafter's own guess at run time) at the position it will be fed (i+k); it predicts targets[i+k].
+        prev = targets[:, k - 1 : t - 1]
+        pos = torch.arange(k, t, device=tokens.device).clamp(max=base.cfg.max_text - 1)
+        e = base.tok(prev) + base.txt_pos(pos)[None]
+        state = head.step(state[:, : t - k], e, vk, vv, vis_bias)
+        want = targets[:, k:t]
+        logits = head_logits(base, state)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), want.reshape(-1), ignore_index=charset.PAD)
+        w = 0.8 ** (k - 1)
+        total = total + w * loss
+        parts.append(float(loss))
+    return total, parts
+
+
+def load_base(path, dev):
+    st = torch.load(path, map_location=dev)
+    cfg = ModelConfig(**st["config"]) if "config" in st else ModelConfig(vocab_size=len(charset.VOCAB))
+    base = OCRModel(cfg).to(dev)
+    base.load_state_dict(st["model"])
+    base.eval()
+    for p in base.parameters():
+        p.requires_grad_(False)
+    return base, cfg
+
+
+def train(args):
+    torch.set_num_threads(args.threads)
+    os.makedirs(args.run, exist_ok=True)
+    with open(os.path.join(args.run, "pid"), "w") as f:
+        f.write(str(os.getpid()))
+    dev = torch.device(args.device)
+    base, cfg = load_base(args.base, dev)
+    head = MTPHead(cfg).to(dev)
+    opt = torch.optim.AdamW(head.parameters(), lr=args.lr, weight_decay=0.01)
+    last = os.path.join(args.run, "mtp-last.pt")
+    step, seen = 0, 0
+    if os.path.exists(last):
+        st = torch.load(last, map_location=dev)
+        head.load_state_dict(st["head"])
+        opt.load_state_dict(st["opt"])
+        step, seen = st["step"], st["seen"]
+        print(f"resumed at step {step}", flush=True)
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
+
+    def save():
+        torch.save({"head": head.state_dict(), "opt": opt.state_dict(), "step": step, "seen": seen}, last + ".tmp")
+        os.replace(last + ".tmp", last)
+        torch.save({"head": {k: v.cpu() for k, v in head.state_dict().items()}, "step": step, "seen": seen, "base": args.base,
+                    "depth": DEPTH}, os.path.join(args.run, "mtp.pt"))
+
+    max_chars = mp.Value("i", 120)
+    ds = LineBatches(seed=4242 + step, max_chars=max_chars, pixel_budget=args.pixel_budget, max_batch=48, pool=384)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1, prefetch_factor=4, persistent_workers=True)
+    log = open(os.path.join(args.run, "log.jsonl"), "a")
+    t0 = time.time()
+    acc, n, lines = [0.0] * DEPTH, 0, 0
+    for batch in loader:
+        pix, widths, tin, tgt = (batch[k].to(dev) for k in ("pixels", "widths", "tokens", "targets"))
+        loss, parts = mtp_loss(base, head, pix, widths, tin, tgt)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
+        opt.step()
+        step += 1
+        seen += pix.shape[0]
+        lines += pix.shape[0]
+        for i, p in enumerate(parts):
+            acc[i] += p
+        n += 1
+        if step % 25 == 0:
+            dt = time.time() - t0
+            rec = {"step": step, "seen": seen, "loss_by_depth": [a / n for a in acc], "lines_per_s": lines / dt, "minutes": dt / 60}
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            acc, n = [0.0] * DEPTH, 0
+        if step % 100 == 0:
+            save()
+        if stop["now"] or time.time() - t0 > args.hours * 3600:
+            break
+    save()
+    print(f"saved at step {step} ({seen} lines)", flush=True)
+    os._exit(0)  # the loader's worker process would otherwise keep the interpreter alive
+
+
+class MTPExport(nn.Module):
+    """The exported contract, one depth: state [B,d] (depth 0: the decoder's `hidden` output at the position that
+    decided `token`; deeper: the previous depth's next_state), token [B] (the token just decided), position [B]
+    (where that token will be fed), vis_k/v [B,H,V,dh] (the base's last layer), vis_mask [B,V]
+    -> logits [B,vocab] for the token after it, next_state [B,d]."""
+
+    def __init__(self, base: OCRModel, head: MTPHead):
+        super().__init__()
+        self.base, self.head = base, head
+
+    def forward(self, state, token, position, vis_k, vis_v, vis_mask):
+        e = self.base.tok(token) + self.base.txt_pos(position)
+        vis_bias = ((1.0 - vis_mask) * NEG)[:, None, None, :]
+        nxt = self.head.step(state[:, None], e[:, None], vis_k, vis_v, vis_bias)[:, 0]
+        return head_logits(self.base, nxt), nxt
+
+
+def export(args):
+    import onnx  # noqa: F401  (fail early when the exporter's dependency is missing)
+    dev = torch.device("cpu")
+    base, cfg = load_base(args.base, dev)
+    st = torch.load(args.head, map_location=dev)
+    head = MTPHead(cfg)
+    head.load_state_dict(st["head"])
+    head.eval()
+    m = MTPExport(base, head).eval()
+    b, v = 2, 40
+    dh = cfg.d_model // cfg.n_heads
+    ex = (torch.randn(b, cfg.d_model), torch.tensor([40, 41]), torch.tensor([3, 5]), torch.randn(b, cfg.n_heads, v, dh),
+          torch.randn(b, cfg.n_heads, v, dh), torch.ones(b, v))
+    path = os.path.join(args.bundle, "mtp.onnx")
+    torch.onnx.export(m, ex, path, input_names=["state", "token", "position", "vis_k", "vis_v", "vis_mask"],
+                      output_names=["logits", "next_state"], opset_version=17,
+                      dynamic_axes={"state": {0: "b"}, "token": {0: "b"}, "position": {0: "b"}, "vis_k": {0: "b", 2: "v"},
+                                    "vis_v": {0: "b", 2: "v"}, "vis_mask": {0: "b", 1: "v"}, "logits": {0: "b"}, "next_state": {0: "b"}})
+    with torch.no_grad():
+        logits, nxt = m(*ex)
+    digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+    cfg_path = os.path.join(args.bundle, "config.json")
+    conf = json.load(open(cfg_path))
+    conf["files"]["mtp"] = {"path": "mtp.onnx", "sha256": digest}
+    conf["heads"]["mtp"] = True
+    conf["mtp"] = {"depth": DEPTH, "steps": st.get("step"), "linesSeen": st.get("seen")}
+    golden = json.load(open(os.path.join(args.bundle, conf["golden"])))
+    import base64
+    enc = lambda a: base64.b64encode(a.detach().numpy().astype("float32").tobytes()).decode()  # noqa: E731
+    golden["mtp"] = {"inputs": {"state": {"shape": list(ex[0].shape), "data": enc(ex[0])}, "token": [40, 41], "position": [3, 5],
+                                "vis_k": {"shape": list(ex[3].shape), "data": enc(ex[3])}, "vis_v": {"shape": list(ex[4].shape), "data": enc(ex[4])},
+                                "vis_mask": {"shape": list(ex[5].shape), "data": enc(ex[5])}},
+                     "outputs": {"logits": {"shape": list(logits.shape), "data": enc(logits)}, "next_state": {"shape": list(nxt.shape), "data": enc(nxt)}}}
+    json.dump(golden, open(os.path.join(args.bundle, conf["golden"]), "w"))
+    json.dump(conf, open(cfg_path, "w"), indent=1)
+    print(f"wrote {path} ({os.path.getsize(path) / 1e6:.1f} MB)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--base", required=True)
+    t.add_argument("--run", required=True)
+    t.add_argument("--hours", type=float, default=0.5)
+    t.add_argument("--lr", type=float, default=1e-3)
+    t.add_argument("--threads", type=int, default=2)
+    t.add_argument("--pixel-budget", type=int, default=12000)
+    t.add_argument("--device", default="cpu")
+    e = sub.add_parser("export")
+    e.add_argument("--base", required=True)
+    e.add_argument("--head", required=True)
+    e.add_argument("--bundle", required=True)
+    args = ap.parse_args()
+    train(args) if args.cmd == "train" else export(args)
+
+
+if __name__ == "__main__":
+    main()
