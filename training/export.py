@@ -65,7 +65,13 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--eval-lines", type=int, default=200, help="held-out synthetic lines to score")
     ap.add_argument("--skip-check", action="store_true", help="do not run the onnxruntime parity check")
+    ap.add_argument("--focal-report", help="training/focal_layers.py's output: its best pair become the focal layers")
     args = ap.parse_args()
+    global FOCAL
+    focal_report = None
+    if args.focal_report:
+        focal_report = json.load(open(args.focal_report))
+        FOCAL = [int(i) for i in focal_report["best"]]
     torch.set_num_threads(2)
 
     st = torch.load(args.ckpt)
@@ -174,6 +180,8 @@ def main():
         "decoding": {"maxNewTokens": MAX_LEN, "negativeBias": NEG},
         "heads": {"lm": True, "ctc": True, "mtp": False, "diffusion": False},
         "focalLayers": FOCAL,
+        **({"focalMeasurement": {"characters": focal_report["characters"], "checkpointStep": focal_report.get("checkpointStep"),
+                                 "recall": focal_report["recall"]}} if focal_report else {}),
         "files": {name: {"path": f"{name}.onnx", "sha256": sha256(os.path.join(args.out, f"{name}.onnx"))}
                   for name in ["vision", "decoder"]},
         "golden": "golden.json",
