@@ -359,7 +359,8 @@ export class Scheduler {
         const s = this.seqs[r];
         s.row = r;
         s.position = cache.lengths[r];
-        s.vis = { state: vis, ...this.bundle.config.dims, layers: this.bundle.config.dims.nLayers, heads: this.bundle.config.dims.nHeads, headDim: this.bundle.config.dims.headDim };
+        const { nLayers: layers, nHeads: heads, headDim } = this.bundle.config.dims;
+        s.vis = { state: vis, layers, heads, headDim };
       }
       const proposed = await drafter.propose(rows.map((r) => this.seqs[r]));
       rows.forEach((r, i) => (drafts[r] = clip(proposed[i], this.seqs[r].budget, this.seqs[r].tree)));

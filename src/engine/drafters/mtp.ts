@@ -34,6 +34,7 @@ export class MtpDrafter implements Drafter {
   private readonly maxDepth: number;
   private readonly heads: number;
   private readonly headDim: number;
+  private readonly maxPosition: number;
 
   constructor(bundle: Bundle, opts: MtpOptions = {}) {
     if (!bundle.mtp || !bundle.config.mtp) throw new Error(`bundle "${bundle.config.name}" has no MTP head`);
@@ -44,6 +45,7 @@ export class MtpDrafter implements Drafter {
     this.maxDepth = 2 * bundle.config.mtp.depth;
     this.heads = bundle.config.dims.nHeads;
     this.headDim = bundle.config.dims.headDim;
+    this.maxPosition = bundle.config.dims.maxText - 1;
   }
 
   async propose(seqs: readonly SequenceView[]): Promise<Draft[]> {
@@ -77,7 +79,7 @@ export class MtpDrafter implements Drafter {
       const out = await this.session.run({
         state: new ort.Tensor('float32', state, [n, d]),
         token: new ort.Tensor('int64', BigInt64Array.from(token.map(BigInt)), [n]),
-        position: new ort.Tensor('int64', BigInt64Array.from(position.map((p) => BigInt(p))), [n]),
+        position: new ort.Tensor('int64', BigInt64Array.from(position.map((p) => BigInt(Math.min(p, this.maxPosition)))), [n]),
         vis_k: kT,
         vis_v: vT,
         vis_mask: mT,
