@@ -33,6 +33,12 @@ async function main(): Promise<void> {
     { name: 'ngram + greedy, auto', decoding: { drafter: 'ngram', verifier: 'greedy', draftLength: 'auto' }, lossless: true },
     { name: 'reference + greedy, auto', decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 'auto', reference }, lossless: true },
     { name: 'ctc + relaxed (k=5, r=0.3), 8', decoding: { drafter: 'ctc', verifier: 'relaxed', draftLength: 8, relaxed: { topK: 5, minRatio: 0.3 } }, lossless: false },
+    // The trained heads, where the bundle has them.
+    ...(engine.bundle.mtp ? [
+      { name: 'mtp + greedy, 3', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 3 }, lossless: true },
+      { name: 'mtp + greedy, auto', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 'auto' }, lossless: true },
+      { name: 'pmtp + greedy, 6 (gated)', decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 6 }, lossless: true },
+    ] satisfies Config[] : []),
   ];
   const batches = args.batches;
   const rows: Record<string, number | string | boolean>[] = [];

@@ -9,7 +9,9 @@ LM head, all frozen: only the block is trained.
     /usr/bin/python3 training/mtp.py export --base training/checkpoints/specula-line-base.pt --head training/runs/mtp/mtp.pt --bundle models/specula-line-base
 
 Depth k (1-based) predicts token t+k+1 from depth k-1's state (depth 0 = the base's hidden state at t) and token
-t+k. Training is teacher-forced over every position at once; the loss of depth k is weighted by 0.8^(k-1).
+t+k. Training is teacher-forced over every position at once; as in P-MTP, depth k's loss at a position is
+weighted by the head's own (detached) probability of having drafted depths 1..k-1 right there, so depth is
+learnt where the path to it is reliable. (P-MTP's curriculum over training time is not reproduced.)
 """
 import argparse
 import hashlib
@@ -92,6 +94,9 @@ def mtp_loss(base, head, pixels, widths, tokens, targets):
     vis_bias = ((1.0 - vm) * NEG)[:, None, None, :]
     b, t = tokens.shape
     state = h
+    # P-MTP's progressive weighting: depth k at a position counts as much as the head's (detached) probability
+    # of having got depths 1..k-1 right there, i.e. of the draft surviving verification up to depth k.
+    reach = torch.ones(b, t, device=tokens.device)
     total, parts = 0.0, []
     for k in range(1, DEPTH + 1):
         if t - k <= 0:
@@ -104,10 +109,16 @@ def mtp_loss(base, head, pixels, widths, tokens, targets):
         state = head.step(state[:, : t - k], e, vk, vv, vis_bias)
         want = targets[:, k:t]
         logits = head_logits(base, state)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), want.reshape(-1), ignore_index=charset.PAD)
-        w = 0.8 ** (k - 1)
-        total = total + w * loss
-        parts.append(float(loss))
+        ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), want.reshape(-1), ignore_index=charset.PAD, reduction="none").view(b, t - k)
+        valid = (want != charset.PAD).float()
+        reach = reach[:, : t - k]
+        w = reach * valid
+        loss = (ce * w).sum() / w.sum().clamp(min=1.0)
+        total = total + loss
+        parts.append(float((ce * valid).sum() / valid.sum().clamp(min=1.0)))
+        with torch.no_grad():
+            p_true = torch.softmax(logits.float(), -1).gather(-1, want.clamp(min=0)[..., None])[..., 0]
+            reach = reach * p_true
     return total, parts
 
 
