@@ -248,9 +248,9 @@ describe('the GraphQL API', () => {
     const drafter = await acme.upload(CREATE, { input: { file: null, decoding: { drafter: 'medusa' } } }, ['input', 'file'], strip, 'x.png');
     assert.deepEqual(codes(drafter), ['INVALID_DECODING']);
     assert.match(drafter.errors?.[0].message ?? '', /"none", "ctc", "ngram", "reference"/);
-    const headless = await acme.query(CREATE, { input: { base64: strip.toString('base64'), decoding: { drafter: 'mtp' } } });
+    const headless = await acme.query(CREATE, { input: { base64: strip.toString('base64'), decoding: { drafter: 'diffusion' } } });
     assert.deepEqual(codes(headless), ['INVALID_DECODING']);
-    assert.match(headless.errors?.[0].message ?? '', /mtp head/);
+    assert.match(headless.errors?.[0].message ?? '', /diffusion head/);
     const length = await acme.query(CREATE, { input: { base64: strip.toString('base64'), decoding: { draftLength: 500 } } });
     assert.deepEqual(codes(length), ['BAD_USER_INPUT']);
     const pages = await acme.query(CREATE, { input: { base64: strip.toString('base64'), pages: 'two to four' } });

@@ -31,7 +31,7 @@ describe('decoding options are validated per request', () => {
   it('an unknown verifier is refused with the list of verifiers', () =>
     refused({ verifier: 'typical' }, /the verifiers are "greedy", "tree", "relaxed"/));
   it('a drafter whose head this bundle lacks is refused, naming the drafters it can use', () =>
-    refused({ drafter: 'mtp' }, /needs the model's mtp head.*the drafters are "none", "ctc", "ngram", "reference"/));
+    refused({ drafter: 'diffusion' }, /needs the model's diffusion head.*the drafters are "none", "ctc", "ngram", "reference", "mtp", "pmtp"/));
   it('the reference drafter without a reference says what to send', () =>
     refused({ drafter: 'reference' }, /decoding.reference/));
   it('a draft length outside 1..32 is refused', () => {
