@@ -20,6 +20,7 @@ const { values } = parseArgs({
     files: { type: 'string' },
     'no-tesseract': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results/api.json' },
+    concurrency: { type: 'string', default: '2' },
   },
 });
 const n = Number(values.jobs);
@@ -29,7 +30,7 @@ const pages = Array.from({ length: n }, (_, i) => files[i % files.length]);
 const CREATE = `mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }`;
 const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on JobDone { metrics { forwards lines tokensPerForward } } ... on JobFailed { code message } } }`;
 
-const server = await startServer(configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'bench:bench-key', LOG_LEVEL: 'silent', SPECULA_CONCURRENCY: String(n) }));
+const server = await startServer(configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'bench:bench-key', LOG_LEVEL: 'silent', SPECULA_CONCURRENCY: values.concurrency }));
 const client = new ApiClient(`http://127.0.0.1:${server.port}`, 'bench-key');
 const engine = server.engine;
 if (!engine) throw new Error('role "all" runs an engine');

@@ -238,6 +238,9 @@ export class Scheduler {
     const live = this.seqs.filter((s) => !s.done).length;
     const room = this.opts.maxBatch - live;
     if (!this.queue.length || room <= 0) return;
+    // Joining copies the batch's caches (compaction, then the new rows): admit in groups, not a line at a time
+    // as single slots free up, unless the batch is running low.
+    if (live >= this.opts.maxBatch / 2 && room < Math.max(1, Math.ceil(this.opts.maxBatch / 4)) && this.queue.length >= room) return;
     this.compact(true);
     const group = this.queue.splice(0, room);
     try {
@@ -457,7 +460,7 @@ export class Scheduler {
         // metrics must never break decoding
       }
     }
-    this.compact(this.queue.length > 0);
+    this.compact(false);
   }
 }
 
