@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { EventLog, Sequenced } from '../src/jobs/events.js';
+import { createBackends } from '../src/jobs/backends.js';
 import { MemoryEventLog } from '../src/jobs/memory-event-log.js';
 import { MemoryJobQueue } from '../src/jobs/memory-queue.js';
 import { MemoryJobStore } from '../src/jobs/memory-store.js';
@@ -140,6 +141,23 @@ describe('job store in Redis: retention', () => {
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(await store.get(t, gone.id), null);
     assert.deepEqual((await store.list(t, 10)).jobs.map((j) => j.id), [keep.id], 'unfinished jobs stay');
+  });
+});
+
+describe('job store in memory: retention', () => {
+  it('the embedded mode forgets finished jobs after the retention period, as Redis does', async () => {
+    const b = createBackends({ blobDir: null, redisBlobMaxBytes: 1, retentionSeconds: 1, jobAttempts: 1, tenantConcurrency: 1, lockMs: 1000 });
+    try {
+      const keep = await b.store.create('T', { fileName: 'keep.png', size: 1 });
+      const gone = await b.store.create('T', { fileName: 'gone.png', size: 1 });
+      await b.store.transition(gone.id, ['queued'], { status: 'succeeded' });
+      await b.events.publish(gone.id, { type: 'done', metrics: {} });
+      await new Promise((r) => setTimeout(r, 2300));
+      assert.equal(await b.store.get('T', gone.id), null);
+      assert.deepEqual((await b.store.list('T', 10)).jobs.map((j) => j.id), [keep.id]);
+    } finally {
+      await b.close();
+    }
   });
 });
 

@@ -40,15 +40,22 @@ export interface Backends extends JobBackends {
 
 export function createBackends(s: BackendSettings): Backends {
   if (!s.redisUrl) {
+    const store = new MemoryJobStore();
+    const events = new MemoryEventLog();
+    // Finished jobs, their results and events are kept for the retention period, as Redis keeps them.
+    const sweep = setInterval(() => {
+      for (const id of store.sweep(new Date(Date.now() - s.retentionSeconds * 1000).toISOString())) events.drop(id);
+    }, Math.min(60_000, s.retentionSeconds * 1000));
+    sweep.unref();
     return {
       mode: 'embedded',
-      store: new MemoryJobStore(),
+      store,
       queue: new MemoryJobQueue(),
-      events: new MemoryEventLog(),
+      events,
       blobs: s.blobDir === null ? new MemoryBlobStore() : new FsBlobStore(s.blobDir),
       fleet: new MemoryFleet(),
       ping: async () => true,
-      close: async () => undefined,
+      close: async () => clearInterval(sweep),
     };
   }
   // ioredis reconnects on its own; commands issued meanwhile wait (no per-request retry cap) instead of failing.

@@ -47,6 +47,24 @@ export class MemoryJobStore implements JobStore {
     };
   }
 
+  /** Forget jobs that finished before `before` (ISO time); returns their ids (their events can go too). */
+  sweep(before: string): string[] {
+    const gone: string[] = [];
+    for (const [id, job] of this.jobs) {
+      if ((job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') && job.updatedAt < before) {
+        this.jobs.delete(id);
+        gone.push(id);
+      }
+    }
+    if (gone.length) {
+      const set = new Set(gone);
+      const keep = this.order.filter((id) => !set.has(id));
+      this.order.length = 0;
+      this.order.push(...keep);
+    }
+    return gone;
+  }
+
   async transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null> {
     const job = this.jobs.get(id);
     if (!job || !from.includes(job.status)) return null;
