@@ -14,6 +14,7 @@ import { configFromEnv } from '../src/server/config.js';
 import { type RunningServer, startServer } from '../src/server/start.js';
 import { ApiClient, codes, type GqlResult } from './helpers/api-client.js';
 import { hugePngHeader, ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
+import { pdfOfImages } from './helpers/pdfs.js';
 
 const CREATE = `mutation Create($input: CreateParseJobInput!) { createParseJob(input: $input) { id status } }`;
 const EVENTS = `subscription Events($id: ID!, $after: Int) {
@@ -214,7 +215,8 @@ describe('the GraphQL API', () => {
   });
 
   it('cancelling a running job stops it promptly and says so in its events', async () => {
-    const id = await submit(acme, sample, 'cancel-me.png');
+    // Four pages: long enough that the cancel lands while it is decoding, however fast the model gets.
+    const id = await submit(acme, pdfOfImages([sample, sample, sample, sample]), 'cancel-me.pdf');
     const seen: Event[] = [];
     const stream = acme.sse<{ parseJobEvents: Event }>(EVENTS, { id }, (p) => seen.push(p.data?.parseJobEvents as Event));
     while (!seen.some((e) => e.__typename === 'TokenDelta')) await new Promise((r) => setTimeout(r, 20));
