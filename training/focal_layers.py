@@ -19,7 +19,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import collate, held_out  # noqa: E402
-from model import NEG, ModelConfig, OCRModel, ctc_alignment, visual_mask  # noqa: E402
+from model import ModelConfig, OCRModel, ctc_alignment  # noqa: E402
 
 SHARES = (0.05, 0.1, 0.2)
 
@@ -27,22 +27,9 @@ SHARES = (0.05, 0.1, 0.2)
 @torch.no_grad()
 def attentions(model, pixels, widths, tokens):
     """Teacher-forced pass returning every layer's head-mean text->visual attention [L,B,T,V] and CTC logits."""
-    b, t = tokens.shape
-    vis = model.visual_embed(pixels, widths)
-    nv = vis.shape[1]
-    vm = visual_mask(widths, nv)
-    pos = torch.arange(t)
-    x = torch.cat([vis, model.tok(tokens) + model.txt_pos(pos)[None]], dim=1)
-    n = nv + t
-    allow = torch.zeros(b, n, n, dtype=torch.bool)
-    allow[:, :, :nv] = vm.bool()[:, None, :]
-    allow[:, nv:, nv:] = torch.tril(torch.ones(t, t, dtype=torch.bool))[None]
-    bias = torch.where(allow, 0.0, NEG)[:, None]
-    maps = []
-    for layer in model.layers:
-        q, k, v = layer.project(x)
-        x, p = layer.attend(x, q, k, v, bias)
-        maps.append(p[:, :, nv:, :nv].mean(1))
+    layers = tuple(range(len(model.layers)))
+    x, nv, vm, probs = model.prefix_pass(pixels, widths, tokens, layers)
+    maps = [probs[i][:, :, nv:, :nv].mean(1) for i in layers]
     ctc = model.ctc_head(model.ln_f(x[:, :nv]))
     return torch.stack(maps), ctc, vm
 

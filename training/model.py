@@ -158,9 +158,11 @@ class OCRModel(nn.Module):
         return logits, h, torch.stack(new_k), torch.stack(new_v), torch.stack(mass).mean(0)
 
     # ---- training: the whole sequence at once --------------------------------------------------------
-    def forward(self, pixels, widths, tokens, guide_layer: int = -1):
-        """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V], and
-        (when guide_layer >= 0) head 0's text->visual attention in that layer [B,T,V], for alignment guidance."""
+    def prefix_pass(self, pixels, widths, tokens, attention_of=()):
+        """The teacher-forced pass over [visual prefix, text]: the last layer's output x [B,V+T,d] (before ln_f),
+        the number of visual tokens, the visual mask [B,V], and, for each layer index in `attention_of`, that
+        layer's attention probabilities [B,H,V+T,V+T] (training, the MTP head and the focal-layer measurement
+        all run this one pass)."""
         b, t = tokens.shape
         vis = self.visual_embed(pixels, widths)
         nv = vis.shape[1]
@@ -175,12 +177,19 @@ class OCRModel(nn.Module):
         allow[:, :, :nv] = vm[:, None, :]
         allow[:, nv:, nv:] = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device))[None]
         bias = torch.where(allow, 0.0, NEG)[:, None]
-        guide = None
+        probs = {}
         for i, layer in enumerate(self.layers):
             q, k, v = layer.project(x)
             x, p = layer.attend(x, q, k, v, bias)
-            if i == guide_layer:
-                guide = p[:, 0, nv:, :nv]
+            if i in attention_of:
+                probs[i] = p
+        return x, nv, vis_mask, probs
+
+    def forward(self, pixels, widths, tokens, guide_layer: int = -1):
+        """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V], and
+        (when guide_layer >= 0) head 0's text->visual attention in that layer [B,T,V], for alignment guidance."""
+        x, nv, vis_mask, probs = self.prefix_pass(pixels, widths, tokens, (guide_layer,) if guide_layer >= 0 else ())
+        guide = probs[guide_layer][:, 0, nv:, :nv] if guide_layer >= 0 else None
         h = self.ln_f(x)
         return self.lm_head(h[:, nv:]), self.ctc_head(h[:, :nv]), vis_mask, guide
 

@@ -30,7 +30,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import LineBatches  # noqa: E402
-from model import NEG, ModelConfig, OCRModel, visual_mask  # noqa: E402
+from model import NEG, ModelConfig, OCRModel  # noqa: E402
 
 DEPTH = 3
 
@@ -66,19 +66,7 @@ def base_states(base: OCRModel, pixels, widths, tokens):
     """Teacher-forced base pass: the final hidden state at every text position [B,T,d] (after ln_f), and the last
     layer's visual K/V [B,H,V,dh] and mask [B,V] as the engine's vision pass gives them."""
     vk, vv, _, vm = base.vision(pixels, widths)
-    b, t = tokens.shape
-    vis = base.visual_embed(pixels, widths)
-    nv = vis.shape[1]
-    pos = torch.arange(t, device=tokens.device)
-    x = torch.cat([vis, base.tok(tokens) + base.txt_pos(pos)[None]], dim=1)
-    n = nv + t
-    allow = torch.zeros(b, n, n, dtype=torch.bool, device=x.device)
-    allow[:, :, :nv] = vm.bool()[:, None, :]
-    allow[:, nv:, nv:] = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device))[None]
-    bias = torch.where(allow, 0.0, NEG)[:, None]
-    for layer in base.layers:
-        q, k, v = layer.project(x)
-        x, _ = layer.attend(x, q, k, v, bias)
+    x, nv, _, _ = base.prefix_pass(pixels, widths, tokens)
     # The engine has the decoder's `hidden` output, which is after the final norm: train on exactly that.
     return base.ln_f(x[:, nv:]), vk[-1], vv[-1], vm
 
