@@ -429,10 +429,12 @@ export class Scheduler {
       }
       s.tokens.push(...fresh);
       committedTotal += committed.length;
-      // The state that decided the bonus token: where a drafting head starts next step.
-      const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
-      const d = out.hidden.length / (this.seqs.length * t);
-      s.hidden = out.hidden.slice((r * t + at) * d, (r * t + at + 1) * d);
+      if (s.p.task.drafter.usesHiddenState) {
+        // The state that decided the bonus token: where a drafting head starts next step.
+        const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
+        const d = out.hidden.length / (this.seqs.length * t);
+        s.hidden = out.hidden.slice((r * t + at) * d, (r * t + at + 1) * d);
+      }
       this.refocus(s, r, out.visAttn, t, gathered ? gathered.cols[r] : null, fullRows[r], verdict.accepted.length + 1, minProb);
       s.last = verdict.bonus;
       const draftDepth = draft.tokens.length ? Math.max(...depth[r]) : 0;

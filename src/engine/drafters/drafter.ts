@@ -23,6 +23,8 @@ export interface SequenceView {
 
 export interface Drafter {
   readonly name: string;
+  /** The drafter starts from the decoder's hidden state (SequenceView.hidden): only then is it kept per step. */
+  readonly usesHiddenState?: boolean;
   /** Drafts for these sequences; a drafter that runs a model answers asynchronously. */
   propose(seqs: readonly SequenceView[]): Draft[] | Promise<Draft[]>;
   /** What the verifier kept and committed (accepted draft tokens, then the bonus), for stateful drafters. */

@@ -27,6 +27,7 @@ function softmaxMax(logits: Float32Array): number {
 
 export class MtpDrafter implements Drafter {
   readonly name: string;
+  readonly usesHiddenState = true;
   private readonly session: ort.InferenceSession;
   private readonly eos: number;
   private readonly gate: number;
