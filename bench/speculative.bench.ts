@@ -17,6 +17,8 @@ interface Config {
   name: string;
   decoding: DecodingOptionsInput;
   lossless: boolean;
+  /** What the drafter's paper reports, printed beside our measurement. */
+  paper?: string;
 }
 
 async function main(): Promise<void> {
@@ -35,9 +37,16 @@ async function main(): Promise<void> {
     { name: 'ctc + relaxed (k=5, r=0.3), 8', decoding: { drafter: 'ctc', verifier: 'relaxed', draftLength: 8, relaxed: { topK: 5, minRatio: 0.3 } }, lossless: false },
     // The trained heads, where the bundle has them.
     ...(engine.bundle.mtp ? [
-      { name: 'mtp + greedy, 3', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 3 }, lossless: true },
-      { name: 'mtp + greedy, auto', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 'auto' }, lossless: true },
-      { name: 'pmtp + greedy, 6 (gated)', decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 6 }, lossless: true },
+      { name: 'mtp + greedy, 3', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 3 }, lossless: true, paper: 'FastMTP: about 2x decode' },
+      { name: 'mtp + greedy, auto', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 'auto' }, lossless: true, paper: 'FastMTP: about 2x decode' },
+      { name: 'pmtp + greedy, 6 (gated)', decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 6 }, lossless: true, paper: 'P-MTP: up to 5x' },
+    ] satisfies Config[] : []),
+    ...(engine.bundle.config.heads.diffusion ? [
+      { name: 'diffusion + greedy, 8', decoding: { drafter: 'diffusion', verifier: 'greedy', draftLength: 8 }, lossless: true, paper: 'GravityOCR: 9.7 tokens/forward, 3.94x decode' },
+      { name: 'diffusion + greedy, 12', decoding: { drafter: 'diffusion', verifier: 'greedy', draftLength: 12 }, lossless: true, paper: 'GravityOCR: 9.7 tokens/forward, 3.94x decode' },
+      { name: 'diffusion + greedy, auto', decoding: { drafter: 'diffusion', verifier: 'greedy', draftLength: 'auto' }, lossless: true, paper: 'GravityOCR: 9.7 tokens/forward, 3.94x decode' },
+      { name: 'dual-diffusion + tree, 8', decoding: { drafter: 'dual-diffusion', verifier: 'tree', draftLength: 8 }, lossless: true, paper: 'D2SD: above single-draft diffusion' },
+      { name: 'dual-diffusion + tree, 12', decoding: { drafter: 'dual-diffusion', verifier: 'tree', draftLength: 12 }, lossless: true, paper: 'D2SD: above single-draft diffusion' },
     ] satisfies Config[] : []),
   ];
   const batches = args.batches;
@@ -55,6 +64,7 @@ async function main(): Promise<void> {
       rows.push({
         config: c.name,
         lossless: c.lossless,
+        paper: c.paper ?? '',
         batch,
         lines: bl.crops.length,
         tokensPerForward: metrics.meanAcceptanceLength,
@@ -89,12 +99,12 @@ async function main(): Promise<void> {
   writeReport(args.out, report);
   const pct = (x: unknown): string => `${(100 * Number(x)).toFixed(2)}%`;
   console.log(`lines: ${bl.source}; model ${engine.bundle.config.name} (step ${String(engine.bundle.config.training?.steps)})\n`);
-  console.log('| config | batch | tokens/forward | decode speedup vs AR | lines/s | CER | text changed vs AR | acceptance by position |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| config | batch | tokens/forward | decode speedup vs AR | lines/s | CER | text changed vs AR | acceptance by position | paper |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.config} | ${r.batch} | ${Number(r.tokensPerForward).toFixed(2)} | ${Number(r.decodeSpeedup).toFixed(2)}x | ${Number(r.linesPerSecond).toFixed(2)} | ${pct(r.cer)} | ${pct(r.changedVsAr)} | ${r.acceptanceByPosition} |`);
+    console.log(`| ${r.config} | ${r.batch} | ${Number(r.tokensPerForward).toFixed(2)} | ${Number(r.decodeSpeedup).toFixed(2)}x | ${Number(r.linesPerSecond).toFixed(2)} | ${pct(r.cer)} | ${pct(r.changedVsAr)} | ${r.acceptanceByPosition} | ${String(r.paper)} |`);
   }
-  if (tessRow) console.log(`| ${tessRow.system} (--psm 7) | 1 | - | - | ${Number(tessRow.linesPerSecond).toFixed(2)} | ${pct(tessRow.cer)} | - | - |`);
+  if (tessRow) console.log(`| ${tessRow.system} (--psm 7) | 1 | - | - | ${Number(tessRow.linesPerSecond).toFixed(2)} | ${pct(tessRow.cer)} | - | - | - |`);
   console.log(`\nwritten to ${args.out}`);
 }
 

@@ -6,6 +6,7 @@ import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
+import { resolveDecoding } from '../src/engine/options.js';
 import type { GrayCrop } from '../src/engine/preprocess.js';
 import { RelaxedVerifier } from '../src/engine/verifiers/relaxed.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
@@ -30,8 +31,16 @@ describe('decoding options are validated per request', () => {
     refused({ drafter: 'medusa' }, /unknown drafter "medusa"; the drafters are "none", "ctc", "ngram", "reference", "mtp"/));
   it('an unknown verifier is refused with the list of verifiers', () =>
     refused({ verifier: 'typical' }, /the verifiers are "greedy", "tree", "relaxed"/));
-  it('a drafter whose head this bundle lacks is refused, naming the drafters it can use', () =>
-    refused({ drafter: 'diffusion' }, /needs the model's diffusion head.*the drafters are "none", "ctc", "ngram", "reference", "mtp", "pmtp"/));
+  it('a drafter whose head the bundle lacks is refused, naming the drafters it can use', () => {
+    // The shipped bundle has every head: the same bundle as one exported without the diffusion training.
+    const config = { ...engine.bundle.config, heads: { ...engine.bundle.config.heads, diffusion: false } };
+    assert.throws(() => resolveDecoding({ drafter: 'dual-diffusion' }, config), (e: unknown) => {
+      assert.ok(e instanceof EngineError);
+      assert.equal(e.code, 'INVALID_OPTIONS');
+      assert.match(e.message, /needs the model's diffusion head.*the drafters are "none", "ctc", "ngram", "reference", "mtp", "pmtp"$/);
+      return true;
+    });
+  });
   it('the reference drafter without a reference says what to send', () =>
     refused({ drafter: 'reference' }, /decoding.reference/));
   it('a draft length outside 1..32 is refused', () => {

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DocumentContext } from '../src/engine/document-context.js';
-import type { Draft, RowLogits } from '../src/engine/draft.js';
+import { depths, type Draft, type ForwardView, leavesOf, type RowLogits } from '../src/engine/draft.js';
 import { CtcDrafter } from '../src/engine/drafters/ctc.js';
+import { DiffusionDrafter } from '../src/engine/drafters/diffusion.js';
 import { type Drafter, type SequenceView, trieOf } from '../src/engine/drafters/drafter.js';
 import { TokenIndex } from '../src/engine/drafters/lookup.js';
 import { Tokenizer } from '../src/engine/tokenizer.js';
@@ -20,7 +21,7 @@ const tok = new Tokenizer(VOCAB, { pad: 0, bos: 1, eos: 2, mask: 3, unk: 4, ctcB
 const EOS = 2;
 
 /** Logits for a row whose model would write `target`: after `prefix` (+ path through the draft), argmax is the next char. */
-function scriptedLogits(target: number[], committed: number, draft: Draft): RowLogits {
+function scriptedLogits(target: number[], committed: number, draft: Draft, grounded = false): RowLogits {
   const parents = draft.parents ?? draft.tokens.map((_, i) => i - 1);
   const pathOf = (i: number): number[] => {
     const p: number[] = [];
@@ -32,14 +33,46 @@ function scriptedLogits(target: number[], committed: number, draft: Draft): RowL
       const x = new Float32Array(VOCAB.length);
       const path = i === 0 ? [] : pathOf(i - 1);
       const onTrack = path.every((t, k) => target[committed + k] === t);
-      const next = onTrack ? (target[committed + path.length] ?? EOS) : 5;
+      // Off the track, a model that reads the image (grounded) still says what the line holds next there.
+      const next = onTrack || grounded ? (target[committed + path.length] ?? EOS) : 5;
       x[next] = 10;
       return x;
     },
   };
 }
 
-function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, budget = 8): { text: string; forwards: number } {
+/** A line's mask blocks as a model that reads the image fills them: what the line holds at each position. */
+type BlockModel = (index: number) => Float32Array;
+
+function reads(target: number[], wrongAt = new Set<number>()): BlockModel {
+  return (index) => {
+    const x = new Float32Array(VOCAB.length);
+    const right = target[index] ?? EOS;
+    if (wrongAt.has(index)) {
+      x[6] = 5; // a confident-looking wrong character, the right one a close second
+      x[right] = 4.6;
+    } else {
+      x[right] = 10;
+    }
+    return x;
+  };
+}
+
+/** The forward as a diffusion drafter reads it back: each leaf's block holds the positions after its bonus. */
+function scriptedForward(logits: RowLogits, committed: number, draft: Draft, blocks: BlockModel): ForwardView {
+  const depth = depths(draft);
+  const leaves = draft.tokens.length ? leavesOf(draft) : [-1];
+  return {
+    after: (node) => logits.at(node + 1),
+    lookahead: (node) => {
+      if (!draft.lookahead || !leaves.includes(node)) return [];
+      const base = committed + (node < 0 ? 0 : depth[node]) + 1;
+      return Array.from({ length: draft.lookahead }, (_, k) => blocks(base + k));
+    },
+  };
+}
+
+function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, budget = 8, blocks?: BlockModel): { text: string; forwards: number } {
   const t = tok.encode(target);
   const seq = {
     id: 1, tokens: [] as number[], ctc: tok.encode(ctc), context: new DocumentContext(tok), budget, tree: verifier.trees,
@@ -53,10 +86,11 @@ function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, 
     const proposed = drafter.propose([seq as SequenceView]);
     if (proposed instanceof Promise) throw new Error('a synchronous drafter was expected');
     const draft = proposed[0];
-    const verdict = verifier.verify(draft, scriptedLogits(t, seq.tokens.length, draft));
+    const logits = scriptedLogits(t, seq.tokens.length, draft, blocks !== undefined);
+    const verdict = verifier.verify(draft, logits);
     forwards++;
     const committed = [...verdict.accepted.map((i) => draft.tokens[i]), verdict.bonus];
-    drafter.observe?.(seq as SequenceView, draft, verdict, committed);
+    drafter.observe?.(seq as SequenceView, draft, verdict, committed, scriptedForward(logits, seq.tokens.length, draft, blocks ?? reads(t)));
     const end = committed.indexOf(EOS);
     seq.tokens.push(...(end < 0 ? committed : committed.slice(0, end)));
     if (end >= 0 || forwards > 200) break;
@@ -94,6 +128,44 @@ describe('the ctc drafter re-anchors on the verifier\'s correction', () => {
   it('an unrelated reading still gives the right text', () => {
     const r = run(new CtcDrafter(EOS), new TreeVerifier(), target, 'zzzz qqqq', 8);
     assert.equal(r.text, target);
+  });
+});
+
+describe('the diffusion drafters draft the next block in the verifying forward', () => {
+  const target = 'the quick brown fox jumps over the lazy dog';
+  const t = tok.encode(target);
+  // The first forward has nothing to verify (it only drafts); then each kept block and its bonus.
+  const perfect = 1 + Math.ceil(target.length / 9);
+  it('with blocks the model fills right, every forward after the first commits k + 1 tokens', () => {
+    const r = run(new DiffusionDrafter(EOS), new GreedyVerifier(), target, '', 8, reads(t));
+    assert.equal(r.text, target);
+    assert.equal(r.forwards, perfect);
+  });
+  it('after a wrong character in a block, the rest of the block is still used (as a substitution)', () => {
+    const wrong = reads(t, new Set([12]));
+    const r = run(new DiffusionDrafter(EOS), new GreedyVerifier(), target, '', 8, wrong);
+    assert.equal(r.text, target);
+    assert.equal(r.forwards, perfect + 1, `${r.forwards} forwards`);
+  });
+  it('dual-diffusion offers the runner-up at a doubtful position, and the tree verifier keeps it', () => {
+    const wrong = reads(t, new Set([12, 30]));
+    const chain = run(new DiffusionDrafter(EOS), new GreedyVerifier(), target, '', 8, wrong);
+    const dual = run(new DiffusionDrafter(EOS, { branches: 2 }), new TreeVerifier(), target, '', 8, wrong);
+    assert.equal(dual.text, target);
+    assert.equal(chain.text, target);
+    assert.equal(dual.forwards, perfect, `the alternatives cost nothing extra (chain: ${chain.forwards})`);
+    assert.ok(chain.forwards > dual.forwards);
+  });
+  it('dual-diffusion with a chain verifier falls back to the plain draft', () => {
+    const r = run(new DiffusionDrafter(EOS, { branches: 2 }), new GreedyVerifier(), target, '', 8, reads(t, new Set([12])));
+    assert.equal(r.text, target);
+  });
+  it('blocks that read a different line cost speed, never text', () => {
+    const other = reads(tok.encode('zzzz qqqq zzzz qqqq zzzz qqqq zzzz qqqq zzzzzz'));
+    for (const [drafter, verifier] of [[new DiffusionDrafter(EOS), new GreedyVerifier()], [new DiffusionDrafter(EOS, { branches: 2 }), new TreeVerifier()]] as const) {
+      const r = run(drafter, verifier, target, '', 8, other);
+      assert.equal(r.text, target);
+    }
   });
 });
 

@@ -66,6 +66,9 @@ def main():
     ap.add_argument("--eval-lines", type=int, default=200, help="held-out synthetic lines to score")
     ap.add_argument("--skip-check", action="store_true", help="do not run the onnxruntime parity check")
     ap.add_argument("--focal-report", help="training/focal_layers.py's output: its best pair become the focal layers")
+    ap.add_argument("--diffusion", metavar="MIN-MAX",
+                    help="the checkpoint was trained to fill mask blocks of MIN..MAX positions (train.py "
+                         "--diffusion-weight): enable the diffusion drafters and record their held-out accuracy")
     args = ap.parse_args()
     global FOCAL
     focal_report = None
@@ -162,10 +165,23 @@ def main():
     # ---- held-out accuracy ---------------------------------------------------------------------------
     from train import evaluate
     ar, ctc_cer, _ = evaluate(model, held_out(args.eval_lines), max_len=MAX_LEN)
-    prev = {}
+    prev, prev_config = {}, {}
     cpath = os.path.join(args.out, "config.json")
     if os.path.exists(cpath):
-        prev = json.load(open(cpath)).get("accuracy", {})
+        prev_config = json.load(open(cpath))
+        prev = prev_config.get("accuracy", {})
+    diffusion = None
+    if args.diffusion:
+        from train import evaluate_blocks
+        lo, hi = (int(x) for x in args.diffusion.split("-"))
+        acc8, lead8 = evaluate_blocks(model, held_out(args.eval_lines), block_len=8)
+        diffusion = {"blockMin": lo, "blockMax": hi,
+                     "heldOutBlock8": {"accuracyByPosition": [round(a, 4) for a in acc8], "leadingRun": round(lead8, 3)}}
+        # The AR path's accuracy must hold against the AR-only bundle this one replaces: keep that bundle's
+        # numbers beside the new ones.
+        if prev_config and not prev_config.get("heads", {}).get("diffusion"):
+            prev["arOnlyBaseline"] = {"steps": prev_config.get("training", {}).get("steps"),
+                                      **{k: v for k, v in prev.items() if k in ("heldOutSynthetic", "evalLines")}}
     config = {
         "name": os.path.basename(os.path.normpath(args.out)),
         "format": 1,
@@ -178,7 +194,8 @@ def main():
         "image": {"height": IMAGE_HEIGHT, "widthMultiple": WIDTH_MULTIPLE, "visualStride": WIDTH_MULTIPLE,
                   "maxWidth": MAX_WIDTH, "normalise": "minmax-ink-one"},
         "decoding": {"maxNewTokens": MAX_LEN, "negativeBias": NEG},
-        "heads": {"lm": True, "ctc": True, "mtp": False, "diffusion": False},
+        "heads": {"lm": True, "ctc": True, "mtp": False, "diffusion": diffusion is not None},
+        **({"diffusion": diffusion} if diffusion else {}),
         "focalLayers": FOCAL,
         **({"focalMeasurement": {"characters": focal_report["characters"], "checkpointStep": focal_report.get("checkpointStep"),
                                  "recall": focal_report["recall"]}} if focal_report else {}),

@@ -158,24 +158,41 @@ class OCRModel(nn.Module):
         return logits, h, torch.stack(new_k), torch.stack(new_v), torch.stack(mass).mean(0)
 
     # ---- training: the whole sequence at once --------------------------------------------------------
-    def prefix_pass(self, pixels, widths, tokens, attention_of=()):
+    def prefix_pass(self, pixels, widths, tokens, attention_of=(), blocks=None, block_len: int = 0, mask_id: int = 3):
         """The teacher-forced pass over [visual prefix, text]: the last layer's output x [B,V+T,d] (before ln_f),
         the number of visual tokens, the visual mask [B,V], and, for each layer index in `attention_of`, that
         layer's attention probabilities [B,H,V+T,V+T] (training, the MTP head and the focal-layer measurement
-        all run this one pass)."""
+        all run this one pass).
+
+        blocks [B,NB] (optional): for each start p, `block_len` mask tokens at text positions p+1..p+block_len
+        are appended after the text (the diffusion drafter's training view). A block sees the visual tokens, the
+        text up to and including position p, and its own block (bidirectionally); nothing sees a block. Their
+        outputs follow the text in x: block k of a row at V+T+k*block_len.
+        """
         b, t = tokens.shape
         vis = self.visual_embed(pixels, widths)
         nv = vis.shape[1]
         vis_mask = visual_mask(widths, nv)
         pos = torch.arange(t, device=tokens.device)
         txt = self.tok(tokens) + self.txt_pos(pos)[None]
-        x = torch.cat([vis, txt], dim=1)
-        n = nv + t
+        parts = [vis, txt]
+        nb = 0 if blocks is None else blocks.shape[1] * block_len
+        if nb:
+            offs = torch.arange(1, block_len + 1, device=tokens.device)
+            bpos = (blocks[:, :, None] + offs[None, None]).reshape(b, nb).clamp(max=self.cfg.max_text - 1)
+            parts.append(self.tok.weight[mask_id][None, None] + self.txt_pos(bpos))
+        x = torch.cat(parts, dim=1)
+        n = nv + t + nb
         # Prefix-LM mask: visual tokens see the (real) visual tokens; text sees them and earlier text.
         allow = torch.zeros(b, n, n, dtype=torch.bool, device=x.device)
         vm = vis_mask.bool()
         allow[:, :, :nv] = vm[:, None, :]
-        allow[:, nv:, nv:] = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device))[None]
+        allow[:, nv:nv + t, nv:nv + t] = torch.tril(torch.ones(t, t, dtype=torch.bool, device=x.device))[None]
+        if nb:
+            starts = blocks.repeat_interleave(block_len, dim=1)  # [B,nb]: each block row's p
+            allow[:, nv + t:, nv:nv + t] = pos[None, None, :] <= starts[:, :, None]
+            kid = torch.arange(nb, device=x.device) // block_len
+            allow[:, nv + t:, nv + t:] = (kid[:, None] == kid[None, :])[None]
         bias = torch.where(allow, 0.0, NEG)[:, None]
         probs = {}
         for i, layer in enumerate(self.layers):
@@ -185,13 +202,35 @@ class OCRModel(nn.Module):
                 probs[i] = p
         return x, nv, vis_mask, probs
 
-    def forward(self, pixels, widths, tokens, guide_layer: int = -1):
-        """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V], and
-        (when guide_layer >= 0) head 0's text->visual attention in that layer [B,T,V], for alignment guidance."""
-        x, nv, vis_mask, probs = self.prefix_pass(pixels, widths, tokens, (guide_layer,) if guide_layer >= 0 else ())
-        guide = probs[guide_layer][:, 0, nv:, :nv] if guide_layer >= 0 else None
+    def forward(self, pixels, widths, tokens, guide_layer: int = -1, blocks=None, block_len: int = 0):
+        """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V],
+        (when guide_layer >= 0) head 0's text->visual attention in that layer [B,T,V], for alignment guidance,
+        and (when blocks are given) the mask blocks' logits [B,NB*block_len,vocab], else None."""
+        x, nv, vis_mask, probs = self.prefix_pass(pixels, widths, tokens, (guide_layer,) if guide_layer >= 0 else (),
+                                                  blocks=blocks, block_len=block_len)
+        t = tokens.shape[1]
+        guide = probs[guide_layer][:, 0, nv:nv + t, :nv] if guide_layer >= 0 else None
         h = self.ln_f(x)
-        return self.lm_head(h[:, nv:]), self.ctc_head(h[:, :nv]), vis_mask, guide
+        block_logits = self.lm_head(h[:, nv + t:]) if blocks is not None else None
+        return self.lm_head(h[:, nv:nv + t]), self.ctc_head(h[:, :nv]), vis_mask, guide, block_logits
+
+
+def block_targets(targets, blocks, block_len: int, pad: int = 0):
+    """The mask block after start p predicts the tokens after position p+1: targets[p+1 .. p+block_len]
+    (targets[j] is the token at position j+1); past the end of the row, PAD (ignored by the loss)."""
+    b, t = targets.shape
+    offs = torch.arange(1, block_len + 1, device=targets.device)
+    idx = (blocks[:, :, None] + offs[None, None]).reshape(b, -1)
+    padded = torch.cat([targets, torch.full((b, block_len + 1), pad, dtype=targets.dtype, device=targets.device)], 1)
+    return padded.gather(1, idx.clamp(max=padded.shape[1] - 1))
+
+
+def sample_blocks(targets, n_blocks: int, eos: int, generator=None):
+    """Block starts p per row, uniform over the positions whose next-next token exists (0 .. chars-1)."""
+    chars = ((targets != 0) & (targets != eos)).sum(1).cpu()  # characters per row
+    hi = chars.clamp(min=1).float()
+    u = torch.rand(targets.shape[0], n_blocks, generator=generator)
+    return (u * hi[:, None]).long().to(targets.device)
 
 
 def ctc_alignment(ctc_logits, vis_mask, targets, blank: int = 0):

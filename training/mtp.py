@@ -138,6 +138,12 @@ def train(args):
         opt.load_state_dict(st["opt"])
         step, seen = st["step"], st["seen"]
         print(f"resumed at step {step}", flush=True)
+    elif args.init:
+        # Re-fit a head trained on an earlier base: its block starts from there, the optimiser afresh.
+        st = torch.load(args.init, map_location=dev)
+        head.load_state_dict(st["head"])
+        step, seen = st.get("step", 0), st.get("seen", 0)
+        print(f"initialised the head from {args.init} (step {step})", flush=True)
     stop = {"now": False}
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
@@ -244,6 +250,7 @@ def main():
     t.add_argument("--base", required=True)
     t.add_argument("--run", required=True)
     t.add_argument("--hours", type=float, default=0.5)
+    t.add_argument("--init", help="a weights-only head checkpoint to start from (a head trained on an earlier base)")
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--pixel-budget", type=int, default=12000)

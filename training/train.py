@@ -23,7 +23,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import LineBatches, collate, held_out  # noqa: E402
 from metrics import cer  # noqa: E402
-from model import ModelConfig, OCRModel, ctc_alignment, ctc_greedy, greedy_decode  # noqa: E402
+from model import (ModelConfig, OCRModel, block_targets, ctc_alignment, ctc_greedy, greedy_decode,  # noqa: E402
+                   sample_blocks)
 
 
 def curriculum(step: int, start: int, full: int, ramp: int) -> int:
@@ -46,6 +47,32 @@ def evaluate(model, lines, batch: int = 32, max_len: int = 160):
     return cer(ar, refs), cer(ctc, refs), list(zip(refs[:3], ar[:3]))
 
 
+@torch.no_grad()
+def evaluate_blocks(model, lines, block_len: int = 8, batch: int = 32):
+    """Teacher-forced diffusion drafts on held-out lines: per-position accuracy of a mask block after a clean
+    prefix, and the mean run of leading correct tokens (what a greedy verifier would accept)."""
+    model.eval()
+    dev = next(model.parameters()).device
+    g = torch.Generator().manual_seed(5)
+    hit = torch.zeros(block_len)
+    n = torch.zeros(block_len)
+    runs = []
+    for s in range(0, len(lines), batch):
+        b = collate(lines[s: s + batch])
+        tin, tgt = b["tokens"].to(dev), b["targets"].to(dev)
+        blocks = sample_blocks(tgt, 1, charset.EOS, g).to(dev)
+        _, _, _, _, bl = model(b["pixels"].to(dev), b["widths"].to(dev), tin, blocks=blocks, block_len=block_len)
+        want = block_targets(tgt, blocks, block_len)
+        ok = (bl.argmax(-1) == want) & (want != charset.PAD)
+        valid = want != charset.PAD
+        hit += ok.float().sum(0).cpu()
+        n += valid.float().sum(0).cpu()
+        lead = torch.cumprod((ok | ~valid).float(), 1) * valid.float()
+        runs += lead.sum(1).tolist()
+    model.train()
+    return (hit / n.clamp(min=1)).tolist(), sum(runs) / max(1, len(runs))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", required=True)
@@ -63,6 +90,10 @@ def main():
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--guide-weight", type=float, default=0.0, help="CTC-guided attention loss weight")
     ap.add_argument("--guide-layer", type=int, default=1)
+    ap.add_argument("--diffusion-weight", type=float, default=0.0, help="mask-block (diffusion drafter) loss weight")
+    ap.add_argument("--diffusion-blocks", type=int, default=2, help="mask blocks per row")
+    ap.add_argument("--block-min", type=int, default=4)
+    ap.add_argument("--block-max", type=int, default=16)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--device", default="cpu", help="cpu, or cuda (bf16 autocast)")
     ap.add_argument("--workers", type=int, default=1, help="data-generating processes")
@@ -98,7 +129,8 @@ def main():
                     "config": cfg.to_dict()}, tmp)
         os.replace(tmp, last)
         cpu = {k: v.detach().cpu() for k, v in model.state_dict().items()}  # loadable anywhere
-        torch.save({"model": cpu, "step": step, "seen": seen, "config": cfg.to_dict()}, os.path.join(args.run, "weights.pt"))
+        extra = {"diffusion": {"blockMin": args.block_min, "blockMax": args.block_max}} if args.diffusion_weight > 0 else {}
+        torch.save({"model": cpu, "step": step, "seen": seen, "config": cfg.to_dict(), **extra}, os.path.join(args.run, "weights.pt"))
 
     stop = {"now": False}
 
@@ -115,7 +147,8 @@ def main():
     evalset = held_out()
     log = open(os.path.join(args.run, "log.jsonl"), "a")
     t0 = time.time()
-    window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "guide": 0.0, "n": 0}
+    window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "guide": 0.0, "diff": 0.0, "n": 0}
+    brng = torch.Generator().manual_seed(args.seed * 31 + step)
     model.train()
     for batch in loader:
         lr = args.lr * min(1.0, (step + 1) / args.warmup)
@@ -124,7 +157,13 @@ def main():
         pix, widths, tin, tgt = (batch[k].to(dev, non_blocking=True) for k in ("pixels", "widths", "tokens", "targets"))
         amp = torch.autocast(device_type="cuda", dtype=torch.bfloat16) if dev.type == "cuda" else contextlib.nullcontext()
         with amp:
-            lm_logits, ctc_logits, vm, attn = model(pix, widths, tin, guide_layer=args.guide_layer)
+            blocks, block_len = None, 0
+            if args.diffusion_weight > 0:
+                # Block length varies per batch, so one model drafts any block length the engine asks for.
+                block_len = int(torch.randint(args.block_min, args.block_max + 1, (1,), generator=brng))
+                blocks = sample_blocks(tgt, args.diffusion_blocks, charset.EOS, brng).to(dev)
+            lm_logits, ctc_logits, vm, attn, block_logits = model(pix, widths, tin, guide_layer=args.guide_layer,
+                                                                 blocks=blocks, block_len=block_len)
         lm_logits, ctc_logits = lm_logits.float(), ctc_logits.float()
         attn = attn.float() if attn is not None else None
         lm = F.cross_entropy(lm_logits.reshape(-1, lm_logits.shape[-1]), tgt.reshape(-1), ignore_index=charset.PAD)
@@ -133,6 +172,12 @@ def main():
         ctc = F.ctc_loss(lp, tgt.masked_fill(~tl, 0), vm.sum(1).long(), tl.sum(1), blank=charset.PAD,
                          zero_infinity=True)
         loss = lm + args.ctc_weight * ctc
+        diff = torch.zeros(())
+        if block_logits is not None:
+            want = block_targets(tgt, blocks, block_len, charset.PAD)
+            diff = F.cross_entropy(block_logits.float().reshape(-1, block_logits.shape[-1]), want.reshape(-1),
+                                   ignore_index=charset.PAD)
+            loss = loss + args.diffusion_weight * diff
         guide = torch.zeros(())
         if args.guide_weight > 0:
             # Attention guidance: head 0 of one layer is taught to look, for text position i, at the visual
@@ -155,23 +200,25 @@ def main():
         step += 1
         seen += pix.shape[0]
         window_lines += pix.shape[0]
-        acc["loss"] += loss.item(); acc["lm"] += lm.item(); acc["ctc"] += ctc.item(); acc["guide"] += guide.item(); acc["n"] += 1
+        acc["loss"] += loss.item(); acc["lm"] += lm.item(); acc["ctc"] += ctc.item(); acc["guide"] += guide.item(); acc["diff"] += diff.item(); acc["n"] += 1
         max_chars.value = curriculum(step, args.cur_start, args.cur_full, args.cur_ramp)
         if step % 50 == 0:
             dt = time.time() - window_t
             rec = {"step": step, "seen": seen, "loss": acc["loss"] / acc["n"], "lm": acc["lm"] / acc["n"],
-                   "ctc": acc["ctc"] / acc["n"], "guide": acc["guide"] / acc["n"], "guided_rows": acc.get("guided_rows", 0) / acc["n"], "lr": lr, "lines_per_s": window_lines / dt,
+                   "ctc": acc["ctc"] / acc["n"], "guide": acc["guide"] / acc["n"], "diff": acc["diff"] / acc["n"], "guided_rows": acc.get("guided_rows", 0) / acc["n"], "lr": lr, "lines_per_s": window_lines / dt,
                    "max_chars": max_chars.value, "minutes": (time.time() - t0) / 60}
             log.write(json.dumps(rec) + "\n"); log.flush()
             print(json.dumps(rec), flush=True)
-            window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "guide": 0.0, "n": 0}
+            window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "guide": 0.0, "diff": 0.0, "n": 0}
         if step % args.save_every == 0:
             save()
         if step % args.eval_every == 0:
             te = time.time()
             ar, ctc_cer, ex = evaluate(model, evalset)
-            rec = {"step": step, "seen": seen, "eval_cer_ar": ar, "eval_cer_ctc": ctc_cer,
-                   "eval_seconds": time.time() - te, "examples": ex}
+            rec = {"step": step, "seen": seen, "eval_cer_ar": ar, "eval_cer_ctc": ctc_cer}
+            if args.diffusion_weight > 0:
+                rec["eval_block8_accuracy"], rec["eval_block8_leading"] = evaluate_blocks(model, evalset)
+            rec.update({"eval_seconds": time.time() - te, "examples": ex})
             log.write(json.dumps(rec) + "\n"); log.flush()
             print(json.dumps(rec), flush=True)
             window_t = time.time()

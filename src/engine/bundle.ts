@@ -50,6 +50,8 @@ export const BundleConfigSchema = z.object({
   files: z.object({ vision: FileRef, decoder: FileRef, mtp: FileRef.optional() }),
   /** The MTP drafter head, when the bundle has one: how many depths it was trained for. */
   mtp: z.object({ depth: z.number().int().positive() }).passthrough().optional(),
+  /** The decoder was trained to fill mask blocks of these lengths (the diffusion drafters), when it was. */
+  diffusion: z.object({ blockMin: z.number().int().positive(), blockMax: z.number().int().positive() }).passthrough().optional(),
   golden: z.string(),
   training: z.record(z.string(), z.unknown()).optional(),
   accuracy: z.record(z.string(), z.unknown()).optional(),

@@ -14,6 +14,13 @@ export interface Draft {
    * the last committed token. Parents come before children. Absent for a chain (token i follows token i-1).
    */
   parents?: number[];
+  /**
+   * Diffusion: this many mask positions follow each leaf of the draft (or the fed token, for an empty draft)
+   * in the same forward. Each block sees the path to its leaf and itself; nothing sees it. The model fills the
+   * block with the tokens after that leaf's bonus, and the drafter reads them back (ForwardView) as its next
+   * draft: verification and the next draft share one forward.
+   */
+  lookahead?: number;
 }
 
 export interface Verdict {
@@ -50,4 +57,20 @@ export function argmax(x: Float32Array): number {
   let best = 0;
   for (let c = 1; c < x.length; c++) if (x[c] > x[best]) best = c;
   return best;
+}
+
+/** What one forward computed for a row, for drafters that read it back (diffusion). */
+export interface ForwardView {
+  /** Logits after the fed token (node -1) or after draft token `node`: the model's next token there. */
+  after(node: number): Float32Array;
+  /** Logits of the mask block after leaf `node` (-1: the fed token, for an empty draft), in position order. */
+  lookahead(node: number): Float32Array[];
+}
+
+/** Draft tokens no other draft token follows (a chain has one: its last). */
+export function leavesOf(d: Draft): number[] {
+  const parents = parentsOf(d);
+  const hasChild = new Array<boolean>(d.tokens.length).fill(false);
+  for (const p of parents) if (p >= 0) hasChild[p] = true;
+  return d.tokens.map((_, i) => i).filter((i) => !hasChild[i]);
 }

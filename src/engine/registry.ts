@@ -1,6 +1,7 @@
 /** Names to drafters and verifiers: the per-request choice vLLM makes once per server with an if/elif. */
 import type { Bundle } from './bundle.js';
 import { CtcDrafter } from './drafters/ctc.js';
+import { DiffusionDrafter } from './drafters/diffusion.js';
 import { MtpDrafter } from './drafters/mtp.js';
 import type { Drafter } from './drafters/drafter.js';
 import { NgramDrafter } from './drafters/ngram.js';
@@ -15,6 +16,8 @@ import type { Verifier } from './verifiers/verifier.js';
 
 /** pmtp's confidence gate: a draft ends where the head's top probability falls below this. */
 export const PMTP_GATE = 0.5;
+/** dual-diffusion: alternatives at up to this many of the draft's least confident positions. */
+export const DUAL_DIFFUSION_BRANCHES = 2;
 
 /** A fresh drafter for one request (drafters keep per-line state). */
 export function createDrafter(o: DecodingOptions, bundle: Bundle): Drafter {
@@ -33,8 +36,12 @@ export function createDrafter(o: DecodingOptions, bundle: Bundle): Drafter {
       return new MtpDrafter(bundle);
     case 'pmtp':
       return new MtpDrafter(bundle, { gate: PMTP_GATE });
+    case 'diffusion':
+      return new DiffusionDrafter(eos);
+    case 'dual-diffusion':
+      return new DiffusionDrafter(eos, { branches: DUAL_DIFFUSION_BRANCHES });
     default:
-      // resolveDecoding refuses these for bundles without the head.
+      // Unreachable: every drafter name has a case above (kept for names added to DRAFTERS later).
       throw new EngineError('INVALID_OPTIONS', `drafter "${o.drafter}" is not available with bundle "${config.name}"`);
   }
 }

@@ -7,8 +7,8 @@
  */
 import type { Bundle } from './bundle.js';
 import type { DocumentContext } from './document-context.js';
-import { depths, type Draft, isAncestor, parentsOf, type RowLogits } from './draft.js';
-import { CostTable, type CostPoint, DraftLengthPolicy, type DraftLengthSetting } from './draft-length.js';
+import { depths, type Draft, type ForwardView, isAncestor, leavesOf, parentsOf, type RowLogits } from './draft.js';
+import { CostTable, type CostPoint, DraftLengthPolicy, type DraftLengthSetting, MAX_DRAFT_LENGTH } from './draft-length.js';
 import type { Drafter, SequenceView } from './drafters/drafter.js';
 import { EngineError } from './errors.js';
 import { KvCache } from './kv-cache.js';
@@ -335,7 +335,7 @@ export class Scheduler {
   private async step(): Promise<void> {
     const cache = this.cache as KvCache;
     const vis = this.vis as VisualState;
-    const { eos, pad } = this.bundle.config.specialIds;
+    const { eos, pad, mask } = this.bundle.config.specialIds;
     const live = this.seqs.filter((s) => !s.done);
     for (const s of live) {
       if (s.p.task.signal?.aborted) this.finish(s, new EngineError('CANCELLED', 'decoding was cancelled'));
@@ -368,22 +368,14 @@ export class Scheduler {
       const proposed = await drafter.propose(rows.map((r) => this.seqs[r]));
       rows.forEach((r, i) => (drafts[r] = clip(proposed[i], this.seqs[r].budget, this.seqs[r].tree)));
     }
-    const t = 1 + Math.max(0, ...drafts.map((d) => d.tokens.length));
-    const parents = drafts.map(parentsOf);
-    const depth = drafts.map(depths);
-    const tokens = this.seqs.map((s, r) => [s.last, ...drafts[r].tokens, ...Array(t - 1 - drafts[r].tokens.length).fill(pad)]);
-    const positions = this.seqs.map((_, r) => {
-      const len = cache.lengths[r];
-      return Array.from({ length: t }, (_, i) => (i === 0 || i > drafts[r].tokens.length ? len : len + depth[r][i - 1]));
+    const layout = drafts.map((d, r) => layoutRow(d, cache.lengths[r], this.bundle.config.dims.maxText - 1));
+    const t = Math.max(...layout.map((l) => l.width));
+    const tokens = this.seqs.map((s, r) => {
+      const row = [s.last, ...drafts[r].tokens, ...layout[r].blocks.flatMap(() => Array<number>(layout[r].lookahead).fill(mask))];
+      return [...row, ...Array<number>(t - row.length).fill(pad)];
     });
-    const attend = (r: number, i: number, j: number): boolean => {
-      const n = drafts[r].tokens.length;
-      if (i === j) return true;
-      if (i > n || j > n) return false; // padding sees nothing new and is seen by nothing
-      if (j === 0) return true; // every draft token follows the fed token
-      if (i === 0) return false;
-      return isAncestor(parents[r], j - 1, i - 1);
-    };
+    const positions = layout.map((l) => [...l.positions, ...Array<number>(t - l.positions.length).fill(l.positions[0])]);
+    const attend = (r: number, i: number, j: number): boolean => layout[r].attend(i, j);
     // Focal pruning: rows that asked for it attend only to their selected visual columns this step.
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     const fullRows = this.seqs.map((s) => s.focal === null);
@@ -405,6 +397,10 @@ export class Scheduler {
       const draft = drafts[r];
       const view: RowLogits = { at: (i) => out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab) };
       const verdict = s.p.task.verifier.verify(draft, view);
+      const forward: ForwardView = {
+        after: (node) => view.at(node + 1),
+        lookahead: (node) => layout[r].blockOf(node).map((i) => view.at(i)),
+      };
       picks[r] = [0, ...verdict.accepted.map((i) => i + 1)];
       const committed = [...verdict.accepted.map((i) => draft.tokens[i]), verdict.bonus];
       const fresh: number[] = [];
@@ -437,11 +433,11 @@ export class Scheduler {
       }
       this.refocus(s, r, out.visAttn, t, gathered ? gathered.cols[r] : null, fullRows[r], verdict.accepted.length + 1, minProb);
       s.last = verdict.bonus;
-      const draftDepth = draft.tokens.length ? Math.max(...depth[r]) : 0;
+      const draftDepth = draft.tokens.length ? Math.max(...depths(draft)) : 0;
       s.p.task.metrics.row(draftDepth, draft.tokens.length, verdict.accepted.length, committed.length);
       touched.add(s.p.task.metrics);
       s.policy.observe(draftDepth, verdict.accepted.length);
-      s.p.task.drafter.observe?.(s, draft, verdict, committed);
+      s.p.task.drafter.observe?.(s, draft, verdict, committed, forward);
       if (fresh.length && s.p.task.onTokens) {
         try {
           s.p.task.onTokens(fresh, fromDraft, draftDepth);
@@ -476,6 +472,12 @@ function probability(logits: Float32Array, token: number): number {
 
 /** Keep a drafter's proposal within its budget (tree: depth) and well formed. */
 function clip(d: Draft, budget: number, tree: boolean): Draft {
+  const lookahead = Math.max(0, Math.min(MAX_DRAFT_LENGTH, Math.floor(d.lookahead ?? 0)));
+  const clipped = clipTokens(d, budget, tree);
+  return lookahead ? { ...clipped, lookahead } : clipped;
+}
+
+function clipTokens(d: Draft, budget: number, tree: boolean): Draft {
   if (!d.parents || !tree) {
     // A verifier that takes chains gets a chain: the first root path of a tree.
     if (d.parents && !tree) {
@@ -500,5 +502,59 @@ function clip(d: Draft, budget: number, tree: boolean): Draft {
       const p = (d.parents as number[])[i];
       return p < 0 ? -1 : (index.get(p) ?? -1);
     }),
+  };
+}
+
+/**
+ * Where a row's tokens sit in one forward: [fed token, ...draft, ...one mask block per leaf], their text
+ * positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
+ * ancestors); a mask block sees the fed token, the path to its leaf and itself; nothing sees a block, so the
+ * draft's logits are exactly what they would be without one.
+ */
+interface RowLayout {
+  width: number;
+  lookahead: number;
+  /** The leaves that carry a block (-1: the fed token, when the draft is empty), in block order. */
+  blocks: number[];
+  positions: number[];
+  attend(i: number, j: number): boolean;
+  /** Indices in the row of the block after leaf `node` ([] when it has none). */
+  blockOf(node: number): number[];
+}
+
+function layoutRow(d: Draft, len: number, maxPosition: number): RowLayout {
+  const n = d.tokens.length;
+  const parents = parentsOf(d);
+  const depth = depths(d);
+  const lookahead = d.lookahead ?? 0;
+  const blocks = lookahead ? (n ? leavesOf(d) : [-1]) : [];
+  const positions = [len, ...depth.map((k) => len + k)];
+  const owner: number[] = []; // for each block position (row index 1 + n + m), its leaf
+  for (const leaf of blocks) {
+    const base = len + (leaf < 0 ? 0 : depth[leaf]);
+    for (let k = 0; k < lookahead; k++) {
+      positions.push(Math.min(maxPosition, base + 1 + k));
+      owner.push(leaf);
+    }
+  }
+  const width = 1 + n + owner.length;
+  return {
+    width,
+    lookahead,
+    blocks,
+    positions,
+    attend(i, j) {
+      if (i === j) return true;
+      if (i >= width || j >= width) return false; // padding sees nothing new and is seen by nothing
+      if (j > n) return i > n && owner[i - 1 - n] === owner[j - 1 - n]; // a block is seen by itself only
+      if (j === 0) return true; // everything follows the fed token
+      if (i === 0) return false;
+      const leaf = i > n ? owner[i - 1 - n] : i - 1;
+      return leaf >= 0 && isAncestor(parents, j - 1, leaf);
+    },
+    blockOf(node) {
+      const b = blocks.indexOf(node);
+      return b < 0 ? [] : Array.from({ length: lookahead }, (_, k) => 1 + n + b * lookahead + k);
+    },
   };
 }

@@ -1,6 +1,6 @@
 /** What every drafter is, and the view of a sequence it drafts for. */
 import type { DocumentContext } from '../document-context.js';
-import type { Draft, Verdict } from '../draft.js';
+import type { Draft, ForwardView, Verdict } from '../draft.js';
 
 export interface SequenceView {
   readonly id: number;
@@ -27,8 +27,11 @@ export interface Drafter {
   readonly usesHiddenState?: boolean;
   /** Drafts for these sequences; a drafter that runs a model answers asynchronously. */
   propose(seqs: readonly SequenceView[]): Draft[] | Promise<Draft[]>;
-  /** What the verifier kept and committed (accepted draft tokens, then the bonus), for stateful drafters. */
-  observe?(seq: SequenceView, draft: Draft, verdict: Verdict, committed: readonly number[]): void;
+  /**
+   * What the verifier kept and committed (accepted draft tokens, then the bonus), for stateful drafters, and
+   * what the forward computed for this line (a diffusion drafter's next draft is in its lookahead blocks).
+   */
+  observe?(seq: SequenceView, draft: Draft, verdict: Verdict, committed: readonly number[], forward: ForwardView): void;
   /** The sequence finished: drop its state. */
   release?(seq: SequenceView): void;
 }

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A stand-in for the node:20-bookworm-slim base image, for machines that reach Debian's mirror and the npm
+# registry but not Docker Hub (where the CPU image was verified): a minimal Debian 12 root from debootstrap
+# plus this machine's Node 20 and npm, imported under the tag the Dockerfiles expect, so that
+#   bash infra/offline-base-image.sh && docker build -f infra/Dockerfile.cpu -t specula-cpu .
+# builds the unchanged recipe. Needs root, debootstrap and a running Docker daemon. Where Docker Hub is
+# reachable, do not use this: the real image is pulled.
+set -euo pipefail
+tag=${1:-node:20-bookworm-slim}
+node_bin=$(command -v node)
+node --version | grep -q '^v20\.' || { echo "this machine's node is $(node --version), not 20" >&2; exit 1; }
+npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian
+install -m 0755 "$node_bin" "$root/usr/local/bin/node"
+mkdir -p "$root/usr/local/lib/node_modules"
+cp -a "$npm_dir" "$root/usr/local/lib/node_modules/npm"
+ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
+ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
+# This machine's trust store: where the registry is reached through an intercepting proxy, its CA is in it.
+install -D -m 0644 /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+tar -C "$root" -c . | docker import \
+  -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  -c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
+  -c 'CMD ["node"]' - "$tag"
+docker run --rm "$tag" node -e 'console.log("base image ready: node " + process.version)'

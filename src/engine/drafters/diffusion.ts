@@ -1,0 +1,119 @@
+/**
+ * Diffusion drafting (after GravityOCR): the decoder itself, trained to fill a block of mask positions in
+ * parallel (bidirectional inside the block), drafts the next block in the same forward that verifies this one.
+ * Each draft carries `lookahead` masks after its leaf; when the verifier keeps the whole draft, the block's
+ * argmaxes are exactly a draft conditioned on the committed text. When it rejects a token, the rest of the
+ * draft and the block were conditioned on that token; the drafter keeps them anyway, as if the rejected token
+ * had been a substitution (OCR's usual error), which costs speed when wrong and never text.
+ *
+ * `dual-diffusion` (after D²SD) adds, at the draft's least confident positions (its likely rejection points),
+ * a branch taking the runner-up token there with the rest of the draft after it, so a tree verifier can keep
+ * the alternative in the same forward; every branch's leaf carries its own mask block, so the continuation
+ * after an accepted alternative is re-drafted from that alternative prefix in the same batched pass.
+ */
+import { argmax, type Draft, type ForwardView, leavesOf, parentsOf, type Verdict } from '../draft.js';
+import { type Drafter, type SequenceView, trieOf } from './drafter.js';
+
+export interface DiffusionOptions {
+  /** dual-diffusion: alternatives offered at this many low-confidence positions (0: plain diffusion). */
+  branches?: number;
+  /** Positions at least this confident are not worth an alternative. */
+  branchBelow?: number;
+}
+
+/** A drafted position: the model's choice, its probability, and its runner-up. */
+interface Slot {
+  token: number;
+  p: number;
+  second: number;
+}
+
+function slotOf(logits: Float32Array): Slot {
+  const token = argmax(logits);
+  let max = -Infinity;
+  for (const x of logits) if (x > max) max = x;
+  let sum = 0;
+  let second = token === 0 ? 1 : 0;
+  for (let c = 0; c < logits.length; c++) {
+    sum += Math.exp(logits[c] - max);
+    if (c !== token && logits[c] > logits[second]) second = c;
+  }
+  return { token, p: Math.exp(logits[token] - max) / sum, second };
+}
+
+export class DiffusionDrafter implements Drafter {
+  readonly name: 'diffusion' | 'dual-diffusion';
+  private readonly branches: number;
+  private readonly branchBelow: number;
+  /** Per line: the next draft, read off the last forward's mask block. */
+  private readonly next = new Map<number, Slot[]>();
+
+  constructor(private readonly eos: number, opts: DiffusionOptions = {}) {
+    this.branches = opts.branches ?? 0;
+    this.branchBelow = opts.branchBelow ?? 0.9;
+    this.name = this.branches > 0 ? 'dual-diffusion' : 'diffusion';
+  }
+
+  propose(seqs: readonly SequenceView[]): Draft[] {
+    return seqs.map((seq) => {
+      if (seq.budget <= 0) return { tokens: [] };
+      const slots = this.chain(this.next.get(seq.id) ?? [], seq.budget);
+      const main = slots.map((s) => s.token);
+      // The block after this draft: as long as the draft may be, so a fully kept draft is followed by a full one.
+      const lookahead = seq.budget;
+      if (!this.branches || !seq.tree || !slots.length) return { tokens: main, lookahead };
+      const doubtful = slots
+        .map((s, i) => ({ i, p: s.p }))
+        .filter((x) => x.p < this.branchBelow && slots[x.i].second !== this.eos)
+        .sort((a, b) => a.p - b.p)
+        .slice(0, this.branches);
+      if (!doubtful.length) return { tokens: main, lookahead };
+      const alternatives = doubtful.map(({ i }) => [...main.slice(0, i), slots[i].second, ...main.slice(i + 1)]);
+      return { ...trieOf([main, ...alternatives]), lookahead };
+    });
+  }
+
+  /** The draft's slots up to the budget, ending at EOS. */
+  private chain(slots: readonly Slot[], budget: number): Slot[] {
+    const out: Slot[] = [];
+    for (const s of slots) {
+      if (out.length >= budget) break;
+      out.push(s);
+      if (s.token === this.eos) break;
+    }
+    return out;
+  }
+
+  observe(seq: SequenceView, draft: Draft, verdict: Verdict, _committed: readonly number[], forward: ForwardView): void {
+    const last = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] : -1;
+    const leaves = draft.tokens.length ? leavesOf(draft) : [-1];
+    const block = (leaf: number): Slot[] => forward.lookahead(leaf).map(slotOf);
+    if (leaves.includes(last)) {
+      // The whole path to a leaf was kept: its block was conditioned on exactly the committed text.
+      this.next.set(seq.id, block(last));
+      return;
+    }
+    // A draft token was rejected below `last`. Follow the first leaf through `last`: the model's own choices
+    // along the rest of that path and after its leaf, then the leaf's block. All were conditioned on the
+    // rejected token, so they line up when it was a substitution.
+    const parents = parentsOf(draft);
+    const path = (leaf: number): number[] => {
+      const p: number[] = [];
+      for (let k = leaf; k >= 0; k = parents[k]) p.unshift(k);
+      return p;
+    };
+    const leaf = leaves.find((l) => last < 0 || path(l).includes(last));
+    if (leaf === undefined || leaf < 0) {
+      this.next.delete(seq.id);
+      return;
+    }
+    const route = path(leaf);
+    const rest = route.slice(route.indexOf(last) + 2); // skip the kept tokens and the rejected one
+    const kept: Slot[] = rest.map((i) => slotOf(forward.after(parents[i])));
+    this.next.set(seq.id, [...kept, slotOf(forward.after(leaf)), ...block(leaf)]);
+  }
+
+  release(seq: SequenceView): void {
+    this.next.delete(seq.id);
+  }
+}
