@@ -37,7 +37,7 @@ describe('decoding options are validated per request', () => {
     assert.throws(() => resolveDecoding({ drafter: 'dual-diffusion' }, config), (e: unknown) => {
       assert.ok(e instanceof EngineError);
       assert.equal(e.code, 'INVALID_OPTIONS');
-      assert.match(e.message, /needs the model's diffusion head.*the drafters are "none", "ctc", "ngram", "reference", "mtp", "pmtp"$/);
+      assert.match(e.message, /needs the model's diffusion head.*the drafters are "none", "ctc", "ngram", "reference", "mtp", "pmtp", "routed"$/);
       return true;
     });
   });

@@ -76,7 +76,7 @@ function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, 
   const t = tok.encode(target);
   const seq = {
     id: 1, tokens: [] as number[], ctc: tok.encode(ctc), context: new DocumentContext(tok), budget, tree: verifier.trees,
-    hidden: null, position: 0,
+    hidden: null, attention: null, position: 0,
     lastLayerVisual: () => {
       throw new Error('these drafters do not look at the line');
     },

@@ -204,12 +204,13 @@ class OCRModel(nn.Module):
 
     def forward(self, pixels, widths, tokens, guide_layer: int = -1, blocks=None, block_len: int = 0):
         """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V],
-        (when guide_layer >= 0) head 0's text->visual attention in that layer [B,T,V], for alignment guidance,
+        (when guide_layer >= 0) head 0's attention over the visual tokens in that layer, text rows then block
+        rows [B,T+NB*block_len,V], for alignment guidance,
         and (when blocks are given) the mask blocks' logits [B,NB*block_len,vocab], else None."""
         x, nv, vis_mask, probs = self.prefix_pass(pixels, widths, tokens, (guide_layer,) if guide_layer >= 0 else (),
                                                   blocks=blocks, block_len=block_len)
         t = tokens.shape[1]
-        guide = probs[guide_layer][:, 0, nv:nv + t, :nv] if guide_layer >= 0 else None
+        guide = probs[guide_layer][:, 0, nv:, :nv] if guide_layer >= 0 else None  # text rows, then block rows
         h = self.ln_f(x)
         block_logits = self.lm_head(h[:, nv + t:]) if blocks is not None else None
         return self.lm_head(h[:, nv:nv + t]), self.ctc_head(h[:, :nv]), vis_mask, guide, block_logits

@@ -62,24 +62,43 @@ class MTPHead(nn.Module):
 
 
 @torch.no_grad()
-def base_states(base: OCRModel, pixels, widths, tokens):
-    """Teacher-forced base pass: the final hidden state at every text position [B,T,d] (after ln_f), and the last
-    layer's visual K/V [B,H,V,dh] and mask [B,V] as the engine's vision pass gives them."""
+def base_states(base: OCRModel, pixels, widths, tokens, focal=()):
+    """Teacher-forced base pass: the final hidden state at every text position [B,T,d] (after ln_f), the last
+    layer's visual K/V [B,H,V,dh] and mask [B,V] as the engine's vision pass gives them, and (when focal layers
+    are named) their mean attention from each text position over the visual tokens [B,T,V], else None."""
     vk, vv, _, vm = base.vision(pixels, widths)
-    x, nv, _, _ = base.prefix_pass(pixels, widths, tokens)
+    x, nv, _, probs = base.prefix_pass(pixels, widths, tokens, tuple(focal))
+    att = torch.stack([probs[i][:, :, nv:, :nv].mean(1) for i in focal]).mean(0) if focal else None
     # The engine has the decoder's `hidden` output, which is after the final norm: train on exactly that.
-    return base.ln_f(x[:, nv:]), vk[-1], vv[-1], vm
+    return base.ln_f(x[:, nv:]), vk[-1], vv[-1], vm, att
+
+
+def routed_bias(att, vm, keep: float):
+    """The routed drafter's view (after TIGER) as the engine builds it, approximately: per text position, the
+    strongest visual tokens by the focal layers' attention (a third of the budget, each holding at least a tenth
+    of the top's mass) and their neighbours, from 2 behind to 8 ahead. att [B,T,V], vm [B,V] -> bias [B,1,T,V]."""
+    real = vm.sum(1)  # [B]
+    fix_n = torch.ceil(keep * real / 3).clamp(min=2)  # [B]
+    rank = torch.argsort(torch.argsort(-att, dim=-1), dim=-1)  # 0 = strongest
+    top = att.max(-1, keepdim=True).values
+    fix = ((rank < fix_n[:, None, None]) & (att >= 0.1 * top)).float()
+    b, t, v = fix.shape
+    # selected[j] if a fixation sits in j-8 .. j+2 (the window 2 behind to 8 ahead of it)
+    sel = F.max_pool1d(F.pad(fix.reshape(b * t, 1, v), (8, 2)), 11, 1).reshape(b, t, v)
+    allow = (sel > 0) & (vm[:, None, :] > 0)
+    return torch.where(allow, 0.0, NEG)[:, None]
 
 
 def head_logits(base: OCRModel, state):
     return base.lm_head(base.ln_f(state))
 
 
-def mtp_loss(base, head, pixels, widths, tokens, targets):
+def mtp_loss(base, head, pixels, widths, tokens, targets, route: float = 0.0, focal=(2, 3)):
     """tokens = [BOS, c1..cn] (+PAD), targets = [c1..cn, EOS] (+PAD). Depth k at position i predicts targets[i+k]
-    from the state of depth k-1 and the embedding of targets[i+k-1] at position i+k."""
-    h, vk, vv, vm = base_states(base, pixels, widths, tokens)
-    vis_bias = ((1.0 - vm) * NEG)[:, None, None, :]
+    from the state of depth k-1 and the embedding of targets[i+k-1] at position i+k. route > 0: the head sees only
+    the routed share of the visual tokens chosen at position i (every depth drafted from there)."""
+    h, vk, vv, vm, att = base_states(base, pixels, widths, tokens, focal if route > 0 else ())
+    vis_bias = routed_bias(att, vm, route) if route > 0 else ((1.0 - vm) * NEG)[:, None, None, :]
     b, t = tokens.shape
     state = h
     # P-MTP's progressive weighting: depth k at a position counts as much as the head's (detached) probability
@@ -94,7 +113,8 @@ def mtp_loss(base, head, pixels, widths, tokens, targets):
         prev = targets[:, k - 1 : t - 1]
         pos = torch.arange(k, t, device=tokens.device).clamp(max=base.cfg.max_text - 1)
         e = base.tok(prev) + base.txt_pos(pos)[None]
-        state = head.step(state[:, : t - k], e, vk, vv, vis_bias)
+        bias = vis_bias[:, :, : t - k] if vis_bias.shape[2] > 1 else vis_bias
+        state = head.step(state[:, : t - k], e, vk, vv, bias)
         want = targets[:, k:t]
         logits = head_logits(base, state)
         ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), want.reshape(-1), ignore_index=charset.PAD, reduction="none").view(b, t - k)
@@ -128,6 +148,7 @@ def train(args):
         f.write(str(os.getpid()))
     dev = torch.device(args.device)
     base, cfg = load_base(args.base, dev)
+    focal = tuple(json.load(open(args.focal))["best"]) if args.route > 0 else ()
     head = MTPHead(cfg).to(dev)
     opt = torch.optim.AdamW(head.parameters(), lr=args.lr, weight_decay=0.01)
     last = os.path.join(args.run, "mtp-last.pt")
@@ -162,7 +183,9 @@ def train(args):
     acc, n, lines = [0.0] * DEPTH, 0, 0
     for batch in loader:
         pix, widths, tin, tgt = (batch[k].to(dev) for k in ("pixels", "widths", "tokens", "targets"))
-        loss, parts = mtp_loss(base, head, pix, widths, tin, tgt)
+        # A share of the batches routed: the one head serves `mtp` (whole line) and `routed` (a sparse view).
+        routed = args.route > 0 and torch.rand(()).item() < args.route_share
+        loss, parts = mtp_loss(base, head, pix, widths, tin, tgt, args.route if routed else 0.0, focal)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
@@ -251,6 +274,9 @@ def main():
     t.add_argument("--run", required=True)
     t.add_argument("--hours", type=float, default=0.5)
     t.add_argument("--init", help="a weights-only head checkpoint to start from (a head trained on an earlier base)")
+    t.add_argument("--route", type=float, default=0.0, help="train the routed view too: the share of visual tokens kept")
+    t.add_argument("--route-share", type=float, default=0.5, help="share of batches trained routed")
+    t.add_argument("--focal", default="training/focal.json", help="focal_layers.py's report: the layers routing reads")
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--pixel-budget", type=int, default=12000)

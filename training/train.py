@@ -190,6 +190,19 @@ def main():
                 nv = attn.shape[-1]
                 win = torch.stack([(rp + d).clamp(0, nv - 1) for d in (-1, 0, 1)], 1)
                 mass = attn[rb[:, None], ri[:, None], win].sum(1)
+                if block_logits is not None:
+                    # The same guidance for mask blocks: the block row that predicts character j looks where
+                    # the CTC head places j, so the blocks learn where in the line they are reading.
+                    b, t = tgt.shape
+                    where = torch.full((b, t + block_len + 2), -1, dtype=torch.long, device=dev)
+                    where[rb, ri] = rp
+                    want = (blocks[:, :, None] + torch.arange(1, block_len + 1, device=dev)[None, None]).reshape(b, -1)
+                    vis_at = where.gather(1, want.clamp(max=where.shape[1] - 1))
+                    br, bm = (vis_at >= 0).nonzero(as_tuple=True)
+                    if len(br):
+                        bp = vis_at[br, bm]
+                        bwin = torch.stack([(bp + d).clamp(0, nv - 1) for d in (-1, 0, 1)], 1)
+                        mass = torch.cat([mass, attn[br[:, None], (t + bm)[:, None], bwin].sum(1)])
                 guide = -torch.log(mass + 1e-6).mean()
                 acc["guided_rows"] = acc.get("guided_rows", 0) + len(set(rb.tolist())) / pix.shape[0]
                 loss = loss + args.guide_weight * guide

@@ -7,7 +7,7 @@ import { serveCommand } from './serve.js';
 const USAGE = `usage:
   specula parse FILE... [--format markdown|json|text] [--json] [--pages 0,2-4] [--drop-headers]
                 [--model DIR] [--device cpu|cuda]
-                [--drafter none|ctc|ngram|reference] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
+                [--drafter none|ctc|ngram|reference|mtp|pmtp|routed|diffusion|dual-diffusion] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
                 [--top-k K --min-ratio R (relaxed)] [--reference TEXTFILE] [--visual-keep R (focal pruning, 0.02..1)]
   specula eval [--eval-dir DIR] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
   specula check-bundle [DIR]

@@ -71,6 +71,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
             meanAcceptanceLength: m.meanAcceptanceLength,
             acceptanceByPosition: m.acceptanceByPosition,
             decodeMs: m.decodeMs,
+            draftMs: m.draftMs,
             visionMs: m.visionMs,
             lines: m.lines,
             committedTokens: m.committedTokens,

@@ -15,7 +15,10 @@ export interface SpecMetricsSnapshot {
   meanAcceptanceLength: number;
   /** Share of drafts reaching position i whose token i was accepted. */
   acceptanceByPosition: number[];
+  /** Decoder forwards plus drafting, the time a line spends being decoded (shared work counted whole). */
   decodeMs: number;
+  /** The drafting share of decodeMs: drafters that run a model (mtp) spend it outside the decoder forward. */
+  draftMs: number;
   /** Vision passes this request's lines were admitted with (a pass shared with other requests counts whole). */
   visionMs: number;
   /** Mean share of a line's visual tokens attended per decoder step (1 without focal pruning). */
@@ -30,6 +33,7 @@ export class SpecMetrics {
   private acceptedTokens = 0;
   private committedTokens = 0;
   private decodeMs = 0;
+  private draftMs = 0;
   private readonly visionPasses = new Map<number, number>();
   private readonly reached: number[] = [];
   private readonly acceptedAt: number[] = [];
@@ -45,6 +49,12 @@ export class SpecMetrics {
   /** One batched forward this request took part in. */
   forward(ms: number): void {
     this.forwards++;
+    this.decodeMs += ms;
+  }
+
+  /** One drafting call this request's lines took part in (shared calls count whole, as forwards do). */
+  drafting(ms: number): void {
+    this.draftMs += ms;
     this.decodeMs += ms;
   }
 
@@ -79,6 +89,7 @@ export class SpecMetrics {
       meanAcceptanceLength: this.sequenceForwards ? this.committedTokens / this.sequenceForwards : 0,
       acceptanceByPosition: this.reached.map((n, i) => (this.acceptedAt[i] ?? 0) / n),
       decodeMs: this.decodeMs,
+      draftMs: this.draftMs,
       visionMs: [...this.visionPasses.values()].reduce((a, b) => a + b, 0),
       // Line-steps without pruning attended to everything.
       visualTokenRatio: this.sequenceForwards ? (this.visualSum + Math.max(0, this.sequenceForwards - this.visualSteps)) / this.sequenceForwards : 1,

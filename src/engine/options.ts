@@ -7,7 +7,7 @@ import type { BundleConfig } from './bundle.js';
 import { EngineError } from './errors.js';
 import { MAX_DRAFT_LENGTH, type DraftLengthSetting } from './draft-length.js';
 
-export const DRAFTERS = ['none', 'ctc', 'ngram', 'reference', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'] as const;
+export const DRAFTERS = ['none', 'ctc', 'ngram', 'reference', 'mtp', 'pmtp', 'routed', 'diffusion', 'dual-diffusion'] as const;
 export const VERIFIERS = ['greedy', 'tree', 'relaxed'] as const;
 /** Smallest share of a line's visual tokens a decoder step may keep (focal pruning). */
 export const MIN_VISUAL_KEEP = 0.02;
@@ -18,6 +18,7 @@ export type VerifierName = (typeof VERIFIERS)[number];
 const NEEDS_HEAD: Partial<Record<DrafterName, 'mtp' | 'diffusion'>> = {
   mtp: 'mtp',
   pmtp: 'mtp',
+  routed: 'mtp',
   diffusion: 'diffusion',
   'dual-diffusion': 'diffusion',
 };

@@ -16,6 +16,8 @@ import type { Verifier } from './verifiers/verifier.js';
 
 /** pmtp's confidence gate: a draft ends where the head's top probability falls below this. */
 export const PMTP_GATE = 0.5;
+/** routed: the share of a line's visual tokens the MTP head attends to. */
+export const ROUTED_KEEP = 0.2;
 /** dual-diffusion: alternatives at up to this many of the draft's least confident positions. */
 export const DUAL_DIFFUSION_BRANCHES = 2;
 
@@ -36,6 +38,8 @@ export function createDrafter(o: DecodingOptions, bundle: Bundle): Drafter {
       return new MtpDrafter(bundle);
     case 'pmtp':
       return new MtpDrafter(bundle, { gate: PMTP_GATE });
+    case 'routed':
+      return new MtpDrafter(bundle, { route: ROUTED_KEEP });
     case 'diffusion':
       return new DiffusionDrafter(eos);
     case 'dual-diffusion':

@@ -82,6 +82,8 @@ class Sequence implements SequenceView {
 
   /** Decoder state at the position that decided `last` (drafters that run a head start from it). */
   hidden: Float32Array | null = null;
+  /** The focal layers' attention over every visual column at that position (routed drafters read it). */
+  attention: Float32Array | null = null;
   /** Where `last` will be fed; set by the scheduler before drafting. */
   position = 0;
   /** The scheduler's row for this line and its current visual state, set before drafting. */
@@ -365,7 +367,10 @@ export class Scheduler {
         const { nLayers: layers, nHeads: heads, headDim } = this.bundle.config.dims;
         s.vis = { state: vis, layers, heads, headDim };
       }
+      const t0 = performance.now();
       const proposed = await drafter.propose(rows.map((r) => this.seqs[r]));
+      const ms = performance.now() - t0;
+      for (const m of new Set(rows.map((r) => this.seqs[r].p.task.metrics))) m.drafting(ms);
       rows.forEach((r, i) => (drafts[r] = clip(proposed[i], this.seqs[r].budget, this.seqs[r].tree)));
     }
     const layout = drafts.map((d, r) => layoutRow(d, cache.lengths[r], this.bundle.config.dims.maxText - 1));
@@ -430,6 +435,14 @@ export class Scheduler {
         const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
         const d = out.hidden.length / (this.seqs.length * t);
         s.hidden = out.hidden.slice((r * t + at) * d, (r * t + at + 1) * d);
+      }
+      if (s.p.task.drafter.usesAttention) {
+        const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
+        const width = out.visAttn.length / (this.seqs.length * t);
+        const cols = gathered ? gathered.cols[r] : null;
+        const full = new Float32Array(vis.visual);
+        for (let j = 0; j < width && j < (cols?.length ?? vis.visual); j++) full[cols ? cols[j] : j] = out.visAttn[(r * t + at) * width + j];
+        s.attention = full;
       }
       this.refocus(s, r, out.visAttn, t, gathered ? gathered.cols[r] : null, fullRows[r], verdict.accepted.length + 1, minProb);
       s.last = verdict.bonus;

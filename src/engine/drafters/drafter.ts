@@ -15,6 +15,12 @@ export interface SequenceView {
   readonly tree: boolean;
   /** The decoder's hidden state at the position that decided the last committed token (null before the first step). */
   readonly hidden: Float32Array | null;
+  /**
+   * The focal layers' attention over this line's visual tokens (every column) at the position that decided the
+   * last committed token: where the model is reading. Kept only for drafters that route by it (null before the
+   * first step).
+   */
+  readonly attention: Float32Array | null;
   /** The text position the last committed token will be fed at. */
   readonly position: number;
   /** This line's visual keys/values of the decoder's last layer ([H, V, dh] each) and its visual mask [V]. */
@@ -25,6 +31,8 @@ export interface Drafter {
   readonly name: string;
   /** The drafter starts from the decoder's hidden state (SequenceView.hidden): only then is it kept per step. */
   readonly usesHiddenState?: boolean;
+  /** The drafter routes by where the model is reading (SequenceView.attention): only then is it kept per step. */
+  readonly usesAttention?: boolean;
   /** Drafts for these sequences; a drafter that runs a model answers asynchronously. */
   propose(seqs: readonly SequenceView[]): Draft[] | Promise<Draft[]>;
   /**

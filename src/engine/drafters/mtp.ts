@@ -5,16 +5,24 @@
  * depth is one batched run of mtp.onnx over every line that drafts this step.
  *
  * With a confidence gate (`pmtp`), a line's draft ends at the first depth whose top probability falls below the
- * gate, so each line's draft length follows how sure the head is there.
+ * gate, so each line's draft length follows how sure the head is there. Routed (`routed`, after TIGER), the head
+ * sees only the visual tokens around where the decoder was reading, not the whole line.
  */
 import * as ort from 'onnxruntime-node';
 import type { Bundle } from '../bundle.js';
 import { argmax, type Draft } from '../draft.js';
+import { nextSelection } from '../focal.js';
 import type { Drafter, SequenceView } from './drafter.js';
 
 export interface MtpOptions {
   /** pmtp: stop a line's draft where the head's top probability drops below this (0: never). */
   gate?: number;
+  /**
+   * routed (after TIGER): the head attends only to this share of the line's visual tokens, chosen from where the
+   * decoder was reading when it decided the last token (its focal layers' attention: fixations and their
+   * neighbours, rightward first). 0: the whole line.
+   */
+  route?: number;
 }
 
 function softmaxMax(logits: Float32Array): number {
@@ -28,6 +36,8 @@ function softmaxMax(logits: Float32Array): number {
 export class MtpDrafter implements Drafter {
   readonly name: string;
   readonly usesHiddenState = true;
+  readonly usesAttention: boolean;
+  private readonly route: number;
   private readonly session: ort.InferenceSession;
   private readonly eos: number;
   private readonly gate: number;
@@ -42,11 +52,25 @@ export class MtpDrafter implements Drafter {
     this.session = bundle.mtp;
     this.eos = bundle.config.specialIds.eos;
     this.gate = opts.gate ?? 0;
-    this.name = this.gate > 0 ? 'pmtp' : 'mtp';
+    this.route = opts.route ?? 0;
+    this.usesAttention = this.route > 0;
+    this.name = this.route > 0 ? 'routed' : this.gate > 0 ? 'pmtp' : 'mtp';
     this.maxDepth = 2 * bundle.config.mtp.depth;
     this.heads = bundle.config.dims.nHeads;
     this.headDim = bundle.config.dims.headDim;
     this.maxPosition = bundle.config.dims.maxText - 1;
+  }
+
+  /** The line's visual mask narrowed to the routed selection (the whole line until there is attention to route by). */
+  private routedMask(lineMask: Float32Array, attention: Float32Array | null): Float32Array {
+    if (!attention) return lineMask;
+    let real = 0;
+    while (real < lineMask.length && lineMask[real] > 0) real++;
+    const indices = Array.from({ length: real }, (_, i) => i);
+    const chosen = nextSelection(indices, indices.map((i) => attention[i]), real, this.route);
+    const out = new Float32Array(lineMask.length);
+    for (const c of chosen) out[c] = 1;
+    return out;
   }
 
   async propose(seqs: readonly SequenceView[]): Promise<Draft[]> {
@@ -65,7 +89,7 @@ export class MtpDrafter implements Drafter {
     rows.forEach((i, j) => {
       k.set(vis[j].k, j * per);
       v.set(vis[j].v, j * per);
-      mask.set(vis[j].mask, j * visual);
+      mask.set(this.route > 0 ? this.routedMask(vis[j].mask, seqs[i].attention) : vis[j].mask, j * visual);
       state.set(seqs[i].hidden as Float32Array, j * d);
     });
     const shapeKV = [n, this.heads, visual, this.headDim];
