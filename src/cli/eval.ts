@@ -10,6 +10,7 @@ import cliProgress from 'cli-progress';
 import { cropLine } from '../document/crop-lines.js';
 import { decodeImage } from '../document/decode-image.js';
 import { Engine } from '../engine/engine.js';
+import type { DecodingOptionsInput } from '../engine/options.js';
 import type { GrayCrop } from '../engine/preprocess.js';
 import { corpusCer, tally } from '../eval/cer.js';
 import { LINE_SETS, loadLineSet, type EvalLine } from '../eval/line-sets.js';
@@ -48,7 +49,7 @@ async function loadCrop(engine: Engine, image: string): Promise<GrayCrop> {
   return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
 }
 
-async function runOurs(engine: Engine, lines: EvalLine[]) {
+async function runOurs(engine: Engine, lines: EvalLine[], decoding: DecodingOptionsInput) {
   const crops: GrayCrop[] = [];
   const failedIdx = new Set<number>();
   for (const [i, l] of lines.entries()) {
@@ -62,7 +63,7 @@ async function runOurs(engine: Engine, lines: EvalLine[]) {
   const b = bar(`ours       ${lines[0]?.set ?? ''}`, lines.length);
   let done = 0;
   const t0 = performance.now();
-  const { lines: out } = await engine.readLines(crops, { onLine: () => b?.update(++done) });
+  const { lines: out } = await engine.readLines(crops, { decoding, onLine: () => b?.update(++done) });
   const seconds = (performance.now() - t0) / 1000;
   b?.stop();
   return { texts: out.map((o, i) => (failedIdx.has(i) ? '' : o.text)), ctc: out.map((o) => o.ctcText), seconds, failed: failedIdx.size };
@@ -110,8 +111,19 @@ export async function evalCommand(argv: string[]): Promise<number> {
       out: { type: 'string', default: 'eval-results/eval.json' },
       'no-tesseract': { type: 'boolean', default: false },
       'write-config': { type: 'boolean', default: false },
+      // Decoding for our side: lossless pairings change only the speed; lossy ones (relaxed, visual-keep) the text.
+      drafter: { type: 'string', default: 'none' },
+      verifier: { type: 'string', default: 'greedy' },
+      'draft-length': { type: 'string', default: 'auto' },
+      'visual-keep': { type: 'string' },
     },
   });
+  const decoding: DecodingOptionsInput = {
+    drafter: values.drafter,
+    verifier: values.verifier,
+    draftLength: values['draft-length'] === 'auto' ? 'auto' : Number(values['draft-length']),
+    ...(values['visual-keep'] ? { visualTokens: { keep: Number(values['visual-keep']) } } : {}),
+  };
   const evalDir = resolve(values['eval-dir']);
   if (!existsSync(evalDir)) throw new Error(`evaluation folder not found: ${evalDir} (set --eval-dir or SPECULA_EVAL_DIR)`);
   const limit = values.limit ? Number(values.limit) : Infinity;
@@ -124,6 +136,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const lineSets = values.suite === 'pages' ? [] : (wanted ?? Object.keys(LINE_SETS)).filter((s) => s in LINE_SETS);
   const pageSets = values.suite === 'lines' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
   const engine = await Engine.open(values.model, { maxBatch: Number(values.batch) });
+  const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
+  const lossless = resolved.verifier !== 'relaxed' && resolved.visualTokens.keep >= 1;
+  if (values['write-config'] && !lossless) {
+    await engine.close();
+    throw new Error('--write-config records the model\'s own (greedy) accuracy: use a lossless decoding (no relaxed verifier, no --visual-keep)');
+  }
+  const decodingName = `${resolved.drafter} + ${resolved.verifier}${resolved.visualTokens.keep < 1 ? `, visual keep ${resolved.visualTokens.keep}` : ''}${lossless ? ' (lossless: the text of greedy AR decoding)' : ' (lossy)'}`;
   const results: SetResult[] = [];
   const pageResults: PageSetScore[] = [];
   try {
@@ -132,7 +151,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       const b = bar(`pages      ${set}`, pages.length);
       const runs = [];
       for (const p of pages) {
-        runs.push(await runPage(engine, p, tessVersion !== null));
+        runs.push(await runPage(engine, p, tessVersion !== null, decoding));
         b?.increment();
       }
       b?.stop();
@@ -140,7 +159,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     }
     for (const set of lineSets) {
       const lines = loadLineSet(evalDir, set).slice(0, limit);
-      const ours = await runOurs(engine, lines);
+      const ours = await runOurs(engine, lines, decoding);
       const tess = tessVersion ? await runTesseract(lines, 2) : null;
       const oursSide = side(ours.texts, lines, ours.seconds, ours.failed);
       const worst = lines
@@ -166,7 +185,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
     modelSteps: engine.bundle.config.training?.steps ?? null,
     tesseract: tessVersion,
     machine: `${process.platform} ${process.arch}, node ${process.version}`,
-    scoring: 'lines: corpus CER after NFKC and whitespace folding; pages: mean NED of markdown with its syntax stripped (headers and footers dropped); olmOCR facts: olmOCR-Bench rules, handwritten pages excluded; ours = greedy AR decoding, batch ' + values.batch,
+    scoring: 'lines: corpus CER after NFKC and whitespace folding; pages: mean NED of markdown with its syntax stripped (headers and footers dropped); olmOCR facts: olmOCR-Bench rules, handwritten pages excluded; ours = ' + decodingName + ', batch ' + values.batch,
+    decoding: resolved,
     sets: results,
     pageSets: pageResults,
   };

@@ -9,7 +9,8 @@ const USAGE = `usage:
                 [--model DIR] [--device cpu|cuda]
                 [--drafter none|ctc|ngram|reference|mtp|pmtp|routed|diffusion|dual-diffusion] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
                 [--top-k K --min-ratio R (relaxed)] [--reference TEXTFILE] [--visual-keep R (focal pruning, 0.02..1)]
-  specula eval [--eval-dir DIR] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
+  specula eval [--eval-dir DIR] [--suite lines|pages|all] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
+               [--drafter D --verifier V --draft-length N|auto --visual-keep R (our decoding; default greedy AR)]
   specula check-bundle [DIR]
   specula serve [--role all|api|worker]   (the GraphQL API on PORT, default 4000; settings from the environment)`;
 

@@ -56,7 +56,8 @@ export class DraftLengthPolicy {
     return this.successes / this.trials;
   }
 
-  next(batch: number, costs: CostTable | null): number {
+  /** `width`: tokens a draft of k puts in the forward per drafted token (2 for diffusion: draft plus block). */
+  next(batch: number, costs: CostTable | null, width = 1): number {
     if (this.setting !== 'auto') return this.setting;
     if (!costs) return 4;
     const a = Math.min(0.99, this.acceptance);
@@ -64,7 +65,7 @@ export class DraftLengthPolicy {
     let bestRate = 1; // plain decoding: one token per unit cost
     for (let k = 1; k <= MAX_DRAFT_LENGTH; k++) {
       const expected = (1 - a ** (k + 1)) / (1 - a);
-      const rate = expected / costs.relative(batch, 1 + k);
+      const rate = expected / costs.relative(batch, 1 + width * k);
       if (rate > bestRate * 1.02) {
         best = k;
         bestRate = rate;

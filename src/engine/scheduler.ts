@@ -348,7 +348,7 @@ export class Scheduler {
       return; // everything in the batch was cancelled: no forward to run
     }
     for (const s of this.seqs) {
-      s.budget = s.done || s.p.task.drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs), s.limit - s.tokens.length);
+      s.budget = s.done || s.p.task.drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs, s.p.task.drafter.forwardWidthPerToken), s.limit - s.tokens.length);
     }
     // Drafts, asked of each drafter for its own sequences at once.
     const drafts: Draft[] = this.seqs.map(() => ({ tokens: [] }));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { openSource } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
+import type { DecodingOptionsInput } from '../engine/options.js';
 import { readDocument } from '../worker/read-document.js';
 import { ned } from './ned.js';
 import { checkFact } from './olmocr-facts.js';
@@ -21,13 +22,13 @@ export interface PageRun {
   error?: string;
 }
 
-export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean): Promise<PageRun> {
+export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean, decoding?: DecodingOptionsInput): Promise<PageRun> {
   const bytes = readFileSync(p.file);
   const t0 = performance.now();
   let ours = '';
   let error: string | undefined;
   try {
-    ours = (await readDocument(engine, bytes, p.file, { pages: String(p.page), dropHeadersFooters: true })).markdown;
+    ours = (await readDocument(engine, bytes, p.file, { pages: String(p.page), dropHeadersFooters: true, decoding })).markdown;
   } catch (e) {
     error = (e as Error).message;
   }

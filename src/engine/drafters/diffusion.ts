@@ -43,6 +43,8 @@ function slotOf(logits: Float32Array): Slot {
 
 export class DiffusionDrafter implements Drafter {
   readonly name: 'diffusion' | 'dual-diffusion';
+  /** A draft of k brings a block of k masks (per branch, for dual-diffusion's alternatives). */
+  readonly forwardWidthPerToken: number;
   private readonly branches: number;
   private readonly branchBelow: number;
   /** Per line: the next draft, read off the last forward's mask block. */
@@ -52,6 +54,7 @@ export class DiffusionDrafter implements Drafter {
     this.branches = opts.branches ?? 0;
     this.branchBelow = opts.branchBelow ?? 0.9;
     this.name = this.branches > 0 ? 'dual-diffusion' : 'diffusion';
+    this.forwardWidthPerToken = 2 + this.branches;
   }
 
   propose(seqs: readonly SequenceView[]): Draft[] {
