@@ -65,7 +65,7 @@ function scriptedForward(logits: RowLogits, committed: number, draft: Draft, blo
   return {
     after: (node) => logits.at(node + 1),
     lookahead: (node) => {
-      if (!draft.lookahead || !leaves.includes(node)) return [];
+      if (!draft.lookahead || !(node === -1 || leaves.includes(node))) return [];
       const base = committed + (node < 0 ? 0 : depth[node]) + 1;
       return Array.from({ length: draft.lookahead }, (_, k) => blocks(base + k));
     },
@@ -141,7 +141,7 @@ describe('the diffusion drafters draft the next block in the verifying forward',
     assert.equal(r.text, target);
     assert.equal(r.forwards, perfect);
   });
-  it('after a wrong character in a block, the rest of the block is still used (as a substitution)', () => {
+  it('after a wrong character in a block, the block after the fed token drafts past the correction', () => {
     const wrong = reads(t, new Set([12]));
     const r = run(new DiffusionDrafter(EOS), new GreedyVerifier(), target, '', 8, wrong);
     assert.equal(r.text, target);

@@ -519,7 +519,8 @@ function clipTokens(d: Draft, budget: number, tree: boolean): Draft {
 }
 
 /**
- * Where a row's tokens sit in one forward: [fed token, ...draft, ...one mask block per leaf], their text
+ * Where a row's tokens sit in one forward: [fed token, ...draft, ...a mask block after the fed token and after
+ * each leaf], their text
  * positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
  * ancestors); a mask block sees the fed token, the path to its leaf and itself; nothing sees a block, so the
  * draft's logits are exactly what they would be without one.
@@ -540,7 +541,9 @@ function layoutRow(d: Draft, len: number, maxPosition: number): RowLayout {
   const parents = parentsOf(d);
   const depth = depths(d);
   const lookahead = d.lookahead ?? 0;
-  const blocks = lookahead ? (n ? leavesOf(d) : [-1]) : [];
+  // A block after the fed token too: when the draft's first token is rejected, that block was conditioned on
+  // exactly the committed text, and its tail still lines up after a partly kept draft.
+  const blocks = lookahead ? [-1, ...(n ? leavesOf(d) : [])] : [];
   const positions = [len, ...depth.map((k) => len + k)];
   const owner: number[] = []; // for each block position (row index 1 + n + m), its leaf
   for (const leaf of blocks) {

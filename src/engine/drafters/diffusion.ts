@@ -1,17 +1,17 @@
 /**
  * Diffusion drafting (after GravityOCR): the decoder itself, trained to fill a block of mask positions in
  * parallel (bidirectional inside the block), drafts the next block in the same forward that verifies this one.
- * Each draft carries `lookahead` masks after its leaf; when the verifier keeps the whole draft, the block's
- * argmaxes are exactly a draft conditioned on the committed text. When it rejects a token, the rest of the
- * draft and the block were conditioned on that token; the drafter keeps them anyway, as if the rejected token
- * had been a substitution (OCR's usual error), which costs speed when wrong and never text.
+ * The scheduler puts `lookahead` masks after the fed token and after each leaf of the draft. When the verifier
+ * keeps a whole path, the block after its leaf is exactly a draft conditioned on the committed text. When it
+ * rejects a token, the block after the fed token is: it saw only committed text, and its slots past the kept
+ * tokens draft what follows the verifier's correction.
  *
  * `dual-diffusion` (after D²SD) adds, at the draft's least confident positions (its likely rejection points),
  * a branch taking the runner-up token there with the rest of the draft after it, so a tree verifier can keep
  * the alternative in the same forward; every branch's leaf carries its own mask block, so the continuation
  * after an accepted alternative is re-drafted from that alternative prefix in the same batched pass.
  */
-import { argmax, type Draft, type ForwardView, leavesOf, parentsOf, type Verdict } from '../draft.js';
+import { argmax, type Draft, type ForwardView, leavesOf, type Verdict } from '../draft.js';
 import { type Drafter, type SequenceView, trieOf } from './drafter.js';
 
 export interface DiffusionOptions {
@@ -43,7 +43,7 @@ function slotOf(logits: Float32Array): Slot {
 
 export class DiffusionDrafter implements Drafter {
   readonly name: 'diffusion' | 'dual-diffusion';
-  /** A draft of k brings a block of k masks (per branch, for dual-diffusion's alternatives). */
+  /** A draft of k brings two blocks of k masks (after the fed token and after the leaf; one more per branch). */
   readonly forwardWidthPerToken: number;
   private readonly branches: number;
   private readonly branchBelow: number;
@@ -54,7 +54,7 @@ export class DiffusionDrafter implements Drafter {
     this.branches = opts.branches ?? 0;
     this.branchBelow = opts.branchBelow ?? 0.9;
     this.name = this.branches > 0 ? 'dual-diffusion' : 'diffusion';
-    this.forwardWidthPerToken = 2 + this.branches;
+    this.forwardWidthPerToken = 3 + this.branches;
   }
 
   propose(seqs: readonly SequenceView[]): Draft[] {
@@ -89,31 +89,15 @@ export class DiffusionDrafter implements Drafter {
 
   observe(seq: SequenceView, draft: Draft, verdict: Verdict, _committed: readonly number[], forward: ForwardView): void {
     const last = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] : -1;
-    const leaves = draft.tokens.length ? leavesOf(draft) : [-1];
-    const block = (leaf: number): Slot[] => forward.lookahead(leaf).map(slotOf);
-    if (leaves.includes(last)) {
-      // The whole path to a leaf was kept: its block was conditioned on exactly the committed text.
+    const block = (node: number): Slot[] => forward.lookahead(node).map(slotOf);
+    if (!draft.tokens.length || leavesOf(draft).includes(last)) {
+      // Nothing was drafted, or the whole path to a leaf was kept: that block saw exactly the committed text.
       this.next.set(seq.id, block(last));
       return;
     }
-    // A draft token was rejected below `last`. Follow the first leaf through `last`: the model's own choices
-    // along the rest of that path and after its leaf, then the leaf's block. All were conditioned on the
-    // rejected token, so they line up when it was a substitution.
-    const parents = parentsOf(draft);
-    const path = (leaf: number): number[] => {
-      const p: number[] = [];
-      for (let k = leaf; k >= 0; k = parents[k]) p.unshift(k);
-      return p;
-    };
-    const leaf = leaves.find((l) => last < 0 || path(l).includes(last));
-    if (leaf === undefined || leaf < 0) {
-      this.next.delete(seq.id);
-      return;
-    }
-    const route = path(leaf);
-    const rest = route.slice(route.indexOf(last) + 2); // skip the kept tokens and the rejected one
-    const kept: Slot[] = rest.map((i) => slotOf(forward.after(parents[i])));
-    this.next.set(seq.id, [...kept, slotOf(forward.after(leaf)), ...block(leaf)]);
+    // Rejected before a leaf, after `kept` tokens: the block after the fed token saw only committed text; its
+    // slot k is the token k + 2 places on, so from slot `kept` on it drafts what follows the new fed token.
+    this.next.set(seq.id, block(-1).slice(verdict.accepted.length));
   }
 
   release(seq: SequenceView): void {
