@@ -119,6 +119,16 @@ describe('the ctc drafter re-anchors on the verifier\'s correction', () => {
       }
     });
   }
+  it('after the model skips several characters the reading holds, the drafter re-anchors on the suffix', () => {
+    // The model (the target) read "tevision" where the reading has "television": no one-character hypothesis
+    // explains it, and an anchor that only steps along would trail the model to the end of the line.
+    const skipped = 'for research, tevision, education, medicine, and law';
+    const reading = 'for research, television, education, medicine, and law';
+    const perfect = run(new CtcDrafter(EOS), new GreedyVerifier(), skipped, skipped, 8).forwards;
+    const r = run(new CtcDrafter(EOS), new GreedyVerifier(), skipped, reading, 8);
+    assert.equal(r.text, skipped);
+    assert.ok(r.forwards <= perfect + 3, `${r.forwards} forwards, a perfect reading takes ${perfect}`);
+  });
   it('the tree verifier recovers from a missing character at least as fast as the chain', () => {
     const reading = 'the quick brwn fox jumps over the lazy dog';
     const chain = run(new CtcDrafter(EOS), new GreedyVerifier(), target, reading, 8).forwards;

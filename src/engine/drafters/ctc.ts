@@ -9,6 +9,10 @@ import type { Draft, Verdict } from '../draft.js';
 import { type Drafter, type SequenceView, trieOf } from './drafter.js';
 
 const MAX_ANCHORS = 3;
+/** Suffix re-anchoring: the committed text's last 2..6 tokens, looked for within this far of the expected anchor. */
+const SUFFIX_MIN = 2;
+const SUFFIX_MAX = 6;
+const SUFFIX_WINDOW = 12;
 
 export class CtcDrafter implements Drafter {
   readonly name = 'ctc';
@@ -58,7 +62,11 @@ export class CtcDrafter implements Drafter {
         repaired.push(a + m); // the reading missed this character
       }
     }
-    const next = [...new Set(exact.length ? exact : repaired)].slice(0, MAX_ANCHORS);
+    // A correction none of the one-character hypotheses explains (the model skipped or repeated several
+    // characters): re-anchor where the reading holds the longest suffix of the committed text, nearest to
+    // where the reading was expected to be. Without it the anchor can trail the model by a fixed offset forever.
+    const suffix = exact.length ? [] : this.suffixAnchors(seq, anchors[0] + committed.length);
+    const next = [...new Set(exact.length ? exact : [...suffix, ...repaired])].slice(0, MAX_ANCHORS);
     // Lost entirely (several corrections in a row on a branch we dropped): realign on the last token.
     if (!next.length) {
       const last = committed[committed.length - 1];
@@ -66,6 +74,22 @@ export class CtcDrafter implements Drafter {
       next.push(i >= 0 ? i + 1 : Math.min(seq.ctc.length, seq.tokens.length));
     }
     this.anchors.set(seq.id, next);
+  }
+
+  /** Anchors just after the longest suffix (2..6 tokens) of the committed text found in the reading near `expected`. */
+  private suffixAnchors(seq: SequenceView, expected: number): number[] {
+    const text = seq.tokens;
+    for (let n = Math.min(SUFFIX_MAX, text.length); n >= SUFFIX_MIN; n--) {
+      const tail = text.slice(text.length - n);
+      let best = -1;
+      for (let i = Math.max(0, expected - n - SUFFIX_WINDOW); i + n <= seq.ctc.length && i <= expected + SUFFIX_WINDOW; i++) {
+        let k = 0;
+        while (k < n && seq.ctc[i + k] === tail[k]) k++;
+        if (k === n && (best < 0 || Math.abs(i + n - expected) < Math.abs(best - expected))) best = i + n;
+      }
+      if (best >= 0) return [best];
+    }
+    return [];
   }
 
   release(seq: SequenceView): void {
