@@ -1,7 +1,8 @@
 /**
- * How many tokens to draft. A fixed number, or `auto`: from this sequence's measured acceptance rate a and
- * the measured cost of a forward carrying T tokens per row at this batch size, choose k maximising
- *   E[tokens committed] / relative cost = (1 - a^(k+1)) / (1 - a) / (cost(B, 1 + k) / cost(B, 1)),
+ * How many tokens to draft. A fixed number, or `auto`: from the request's measured acceptance at each draft
+ * position (c_j: token j kept given the ones before it were) and the measured cost of a forward carrying T
+ * tokens per row at this batch size, choose k maximising
+ *   E[tokens committed] / relative cost = (1 + sum_{i<=k} prod_{j<=i} c_j) / (cost(B, 1 + k) / cost(B, 1)),
  * and draft nothing where no k beats plain decoding (large batches, poor drafts).
  */
 export type DraftLengthSetting = number | 'auto';
@@ -45,26 +46,38 @@ export class CostTable {
   }
 }
 
+/**
+ * One request's draft length (its lines share it, so it learns from all of them). Acceptance is tracked per
+ * draft position, as the chance that token j is kept given that the tokens before it were: drafts tend to fail
+ * early or not at all, which one overall rate would misjudge for long drafts.
+ */
 export class DraftLengthPolicy {
-  private successes = 3; // a prior of acceptance 0.75 over 4 trials
-  private trials = 4;
+  /** Per position (0-based): decayed counts of drafts that reached it with everything before kept, and kept it. */
+  private readonly tried = new Array<number>(MAX_DRAFT_LENGTH).fill(0);
+  private readonly kept = new Array<number>(MAX_DRAFT_LENGTH).fill(0);
   private idle = 0;
 
   constructor(readonly setting: DraftLengthSetting) {}
 
-  get acceptance(): number {
-    return this.successes / this.trials;
+  /** P(token j kept | tokens before it kept); positions without evidence take the deepest one with some. */
+  rate(j: number): number {
+    let i = Math.min(j, MAX_DRAFT_LENGTH - 1);
+    while (i > 0 && this.tried[i] < 1) i--;
+    // A prior of 0.75 over 4 trials.
+    return Math.min(0.99, (this.kept[i] + 3) / (this.tried[i] + 4));
   }
 
-  /** `width`: tokens a draft of k puts in the forward per drafted token (2 for diffusion: draft plus block). */
+  /** `width`: tokens a draft of k puts in the forward per drafted token (3 for diffusion: draft plus blocks). */
   next(batch: number, costs: CostTable | null, width = 1): number {
     if (this.setting !== 'auto') return this.setting;
     if (!costs) return 4;
-    const a = Math.min(0.99, this.acceptance);
     let best = 0;
     let bestRate = 1; // plain decoding: one token per unit cost
+    let survive = 1;
+    let expected = 1; // the bonus token
     for (let k = 1; k <= MAX_DRAFT_LENGTH; k++) {
-      const expected = (1 - a ** (k + 1)) / (1 - a);
+      survive *= this.rate(k - 1);
+      expected += survive;
       const rate = expected / costs.relative(batch, 1 + width * k);
       if (rate > bestRate * 1.02) {
         best = k;
@@ -79,9 +92,14 @@ export class DraftLengthPolicy {
   /** A draft of `proposed` tokens of which the first `accepted` were kept. */
   observe(proposed: number, accepted: number): void {
     if (proposed <= 0) return;
-    // Each accepted position is a success, the first rejected one a failure; old evidence decays.
-    const decay = 0.97;
-    this.successes = this.successes * decay + accepted;
-    this.trials = this.trials * decay + accepted + (accepted < proposed ? 1 : 0);
+    const decay = 0.97; // old evidence fades: acceptance changes along a document
+    for (let j = 0; j < MAX_DRAFT_LENGTH; j++) {
+      this.tried[j] *= decay;
+      this.kept[j] *= decay;
+    }
+    for (let j = 0; j < Math.min(proposed, accepted + 1); j++) {
+      this.tried[j] += 1;
+      if (j < accepted) this.kept[j] += 1;
+    }
   }
 }

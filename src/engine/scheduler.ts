@@ -68,8 +68,9 @@ class Sequence implements SequenceView {
     readonly visionGroup: number,
     readonly visionMs: number,
     readonly real: number,
+    policy: DraftLengthPolicy,
   ) {
-    this.policy = new DraftLengthPolicy(p.task.draftLength);
+    this.policy = policy;
   }
 
   get context(): DocumentContext {
@@ -268,7 +269,7 @@ export class Scheduler {
       let real = 0;
       for (let t = 0; t < vis.visual; t++) real += vis.mask[r * vis.visual + t];
       // No line holds more characters than visual tokens; the cap also stops a runaway repetition.
-      return new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real + 4), this.nextGroup, ms, real);
+      return new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real + 4), this.nextGroup, ms, real, this.policyFor(p.task));
     });
     if (!this.cache || !this.vis || !this.seqs.length) {
       this.cache = new KvCache(nLayers, nHeads, headDim, seqs.length);
@@ -279,6 +280,23 @@ export class Scheduler {
       this.vis = concatVisual(this.vis, vis, nLayers, nHeads, headDim);
       this.seqs = [...this.seqs, ...seqs];
     }
+  }
+
+  /** One draft-length policy per request (its drafter instance), shared by its lines. */
+  private readonly policies = new WeakMap<Drafter, Map<DraftLengthSetting, DraftLengthPolicy>>();
+
+  private policyFor(task: LineTask): DraftLengthPolicy {
+    let bySetting = this.policies.get(task.drafter);
+    if (!bySetting) {
+      bySetting = new Map();
+      this.policies.set(task.drafter, bySetting);
+    }
+    let p = bySetting.get(task.draftLength);
+    if (!p) {
+      p = new DraftLengthPolicy(task.draftLength);
+      bySetting.set(task.draftLength, p);
+    }
+    return p;
   }
 
   /** Drop finished rows from the batch (copies the caches, so only when it pays or when forced). */
