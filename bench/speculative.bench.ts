@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     { name: 'none + greedy (AR)', decoding: { drafter: 'none' }, lossless: true },
     { name: 'ctc + greedy, auto', decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 'auto' }, lossless: true },
     { name: 'ctc + greedy, 8', decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 8 }, lossless: true },
+    { name: 'ctc + greedy, 16', decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 16 }, lossless: true },
     { name: 'ctc + tree, 8', decoding: { drafter: 'ctc', verifier: 'tree', draftLength: 8 }, lossless: true },
     { name: 'ngram + greedy, auto', decoding: { drafter: 'ngram', verifier: 'greedy', draftLength: 'auto' }, lossless: true },
     { name: 'reference + greedy, auto', decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 'auto', reference }, lossless: true },
