@@ -53,6 +53,15 @@ export function isAncestor(parents: readonly number[], j: number, i: number): bo
   return false;
 }
 
+/** Softmax probability of `token` under these logits. */
+export function probability(logits: Float32Array, token: number): number {
+  let max = -Infinity;
+  for (const x of logits) if (x > max) max = x;
+  let sum = 0;
+  for (const x of logits) sum += Math.exp(x - max);
+  return Math.exp(logits[token] - max) / sum;
+}
+
 export function argmax(x: Float32Array): number {
   let best = 0;
   for (let c = 1; c < x.length; c++) if (x[c] > x[best]) best = c;

@@ -7,7 +7,7 @@
  */
 import type { Bundle } from './bundle.js';
 import type { DocumentContext } from './document-context.js';
-import { depths, type Draft, type ForwardView, isAncestor, leavesOf, parentsOf, type RowLogits } from './draft.js';
+import { depths, type Draft, type ForwardView, isAncestor, leavesOf, parentsOf, probability, type RowLogits } from './draft.js';
 import { CostTable, type CostPoint, DraftLengthPolicy, type DraftLengthSetting, MAX_DRAFT_LENGTH } from './draft-length.js';
 import type { Drafter, SequenceView } from './drafters/drafter.js';
 import { EngineError } from './errors.js';
@@ -448,14 +448,13 @@ export class Scheduler {
       }
       s.tokens.push(...fresh);
       committedTotal += committed.length;
+      // The position that decided the bonus token: where a drafting head starts next step.
+      const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
       if (s.p.task.drafter.usesHiddenState) {
-        // The state that decided the bonus token: where a drafting head starts next step.
-        const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
         const d = out.hidden.length / (this.seqs.length * t);
         s.hidden = out.hidden.slice((r * t + at) * d, (r * t + at + 1) * d);
       }
       if (s.p.task.drafter.usesAttention) {
-        const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
         const width = out.visAttn.length / (this.seqs.length * t);
         const cols = gathered ? gathered.cols[r] : null;
         const full = new Float32Array(vis.visual);
@@ -491,14 +490,6 @@ export class Scheduler {
     }
     this.compact(false);
   }
-}
-
-function probability(logits: Float32Array, token: number): number {
-  let max = -Infinity;
-  for (const x of logits) if (x > max) max = x;
-  let sum = 0;
-  for (const x of logits) sum += Math.exp(x - max);
-  return Math.exp(logits[token] - max) / sum;
 }
 
 /** Keep a drafter's proposal within its budget (tree: depth) and well formed. */
@@ -538,8 +529,7 @@ function clipTokens(d: Draft, budget: number, tree: boolean): Draft {
 
 /**
  * Where a row's tokens sit in one forward: [fed token, ...draft, ...a mask block after the fed token and after
- * each leaf], their text
- * positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
+ * each leaf], their text positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
  * ancestors); a mask block sees the fed token, the path to its leaf and itself; nothing sees a block, so the
  * draft's logits are exactly what they would be without one.
  */

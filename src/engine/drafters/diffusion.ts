@@ -11,7 +11,7 @@
  * the alternative in the same forward; every branch's leaf carries its own mask block, so the continuation
  * after an accepted alternative is re-drafted from that alternative prefix in the same batched pass.
  */
-import { argmax, type Draft, type ForwardView, leavesOf, type Verdict } from '../draft.js';
+import { argmax, type Draft, type ForwardView, leavesOf, probability, type Verdict } from '../draft.js';
 import { type Drafter, type SequenceView, trieOf } from './drafter.js';
 
 export interface DiffusionOptions {
@@ -30,15 +30,9 @@ interface Slot {
 
 function slotOf(logits: Float32Array): Slot {
   const token = argmax(logits);
-  let max = -Infinity;
-  for (const x of logits) if (x > max) max = x;
-  let sum = 0;
   let second = token === 0 ? 1 : 0;
-  for (let c = 0; c < logits.length; c++) {
-    sum += Math.exp(logits[c] - max);
-    if (c !== token && logits[c] > logits[second]) second = c;
-  }
-  return { token, p: Math.exp(logits[token] - max) / sum, second };
+  for (let c = 0; c < logits.length; c++) if (c !== token && logits[c] > logits[second]) second = c;
+  return { token, p: probability(logits, token), second };
 }
 
 export class DiffusionDrafter implements Drafter {

@@ -10,7 +10,7 @@
  */
 import * as ort from 'onnxruntime-node';
 import type { Bundle } from '../bundle.js';
-import { argmax, type Draft } from '../draft.js';
+import { argmax, type Draft, probability } from '../draft.js';
 import { nextSelection } from '../focal.js';
 import type { Drafter, SequenceView } from './drafter.js';
 
@@ -23,14 +23,6 @@ export interface MtpOptions {
    * neighbours, rightward first). 0: the whole line.
    */
   route?: number;
-}
-
-function softmaxMax(logits: Float32Array): number {
-  let max = -Infinity;
-  for (const x of logits) if (x > max) max = x;
-  let sum = 0;
-  for (const x of logits) sum += Math.exp(x - max);
-  return 1 / sum;
 }
 
 export class MtpDrafter implements Drafter {
@@ -116,7 +108,7 @@ export class MtpDrafter implements Drafter {
         if (!live[j]) return;
         const row = logits.subarray(j * vocab, (j + 1) * vocab);
         const next = argmax(row);
-        if (this.gate > 0 && softmaxMax(row) < this.gate) {
+        if (this.gate > 0 && probability(row, next) < this.gate) {
           live[j] = false;
           return;
         }
