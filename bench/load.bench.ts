@@ -85,7 +85,7 @@ await Promise.all([api.p, ...workers.map((w) => w.p)].map((p) => p.exited));
 const lat = outcomes.filter((o) => o.ok).map((o) => o.ms / 1000);
 const rows: Record<string, unknown>[] = [{
   system: 'specula (api + 2 workers, Redis)',
-  decoding: 'none (AR baseline)',
+  decoding: 'default: ctc + greedy, auto (lossless)',
   jobs: n,
   completed: lat.length,
   lost: n - lat.length,

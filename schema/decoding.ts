@@ -1,6 +1,6 @@
 /** How a job is decoded, chosen per request; validated against the served bundle with the choices listed. */
 import { MAX_DRAFT_LENGTH } from '../src/engine/draft-length.js';
-import { DRAFTERS, MIN_VISUAL_KEEP, VERIFIERS } from '../src/engine/options.js';
+import { DEFAULT_DRAFTER, DRAFTERS, MIN_VISUAL_KEEP, VERIFIERS } from '../src/engine/options.js';
 import { builder } from './builder.js';
 
 const quoted = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
@@ -23,7 +23,7 @@ export const VisualTokensInput = builder.inputType('VisualTokensInput', {
 export const DecodingInput = builder.inputType('DecodingInput', {
   description: 'Lossless pairings (any drafter with the greedy or tree verifier) give the same text as drafter "none"; only speed changes.',
   fields: (t) => ({
-    drafter: t.string({ required: false, description: `One of ${quoted(DRAFTERS)} (the engine query says which this bundle can run). Default "none".` }),
+    drafter: t.string({ required: false, description: `One of ${quoted(DRAFTERS)} (the engine query says which this bundle can run). Default "${DEFAULT_DRAFTER}" (lossless and the fastest measured; "none" is plain AR decoding).` }),
     verifier: t.string({ required: false, description: `One of ${quoted(VERIFIERS)}. Default "greedy".` }),
     draftLength: t.int({ required: false, description: `Tokens per draft, 1..${MAX_DRAFT_LENGTH}; absent = chosen per step from the measured cost of a forward.`, validate: { int: true, min: 1, max: MAX_DRAFT_LENGTH } }),
     visualTokens: t.field({ type: VisualTokensInput, required: false }),

@@ -1,4 +1,5 @@
 /** A parse job, and the root fields that create, read, list and cancel jobs. */
+import { DEFAULT_DRAFTER } from '../src/engine/options.js';
 import { type JobRecord, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job.js';
 import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';
 import { createParseJob } from '../src/resolvers/create-parse-job.js';
@@ -34,7 +35,7 @@ const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').
 const JobDecoding = builder.objectRef<NonNullable<JobRecord['input']['decoding']>>('JobDecoding').implement({
   description: 'The decoding options the job was submitted with (defaults apply to what is absent).',
   fields: (t) => ({
-    drafter: t.string({ resolve: (d) => d.drafter ?? 'none' }),
+    drafter: t.string({ description: `Absent from the request: "${DEFAULT_DRAFTER}" (lossless), or "none" where the bundle has no CTC head.`, resolve: (d) => d.drafter ?? DEFAULT_DRAFTER }),
     verifier: t.string({ resolve: (d) => d.verifier ?? 'greedy' }),
     draftLength: t.int({ nullable: true, description: 'Null = automatic.', resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null) }),
     visualKeep: t.float({ description: 'Share of visual tokens each step attended to (1 = all).', resolve: (d) => d.visualTokens?.keep ?? 1 }),

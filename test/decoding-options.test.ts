@@ -50,10 +50,10 @@ describe('decoding options are validated per request', () => {
   });
   it('a visual keep ratio outside its range is refused, naming the range', () =>
     refused({ visualTokens: { keep: 0 } }, /visualTokens.keep/));
-  it('relaxed verification without a drafter is refused', () => refused({ verifier: 'relaxed' }, /nothing to relax/));
+  it('relaxed verification without a drafter is refused', () => refused({ drafter: 'none', verifier: 'relaxed' }, /nothing to relax/));
   it('unknown option keys are refused, not ignored', () => refused({ drafter: 'ctc', lenght: 3 }, /lenght|Unrecognized/));
-  it('defaults are plain greedy decoding with auto draft length', () => {
-    assert.deepEqual(engine.resolve(undefined), { drafter: 'none', verifier: 'greedy', draftLength: 'auto', relaxed: { topK: 5, minRatio: 0.3 }, visualTokens: { keep: 1 }, reference: undefined });
+  it('defaults are lossless ctc drafting, verified greedily, with auto draft length', () => {
+    assert.deepEqual(engine.resolve(undefined), { drafter: 'ctc', verifier: 'greedy', draftLength: 'auto', relaxed: { topK: 5, minRatio: 0.3 }, visualTokens: { keep: 1 }, reference: undefined });
   });
   it('the relaxed verifier says it is lossy', () => {
     assert.equal(new RelaxedVerifier({ topK: 5, minRatio: 0.3 }).lossless, false);
@@ -71,7 +71,7 @@ describe('speculation metrics and cancellation', () => {
   after(() => engine.close());
 
   it('plain decoding commits exactly one token per line per forward and drafts nothing', async () => {
-    const { metrics } = await engine.readLines(crops);
+    const { metrics } = await engine.readLines(crops, { decoding: { drafter: 'none' } });
     assert.equal(metrics.meanAcceptanceLength, 1);
     assert.equal(metrics.drafts, 0);
     assert.equal(metrics.draftTokens, 0);

@@ -112,7 +112,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       'no-tesseract': { type: 'boolean', default: false },
       'write-config': { type: 'boolean', default: false },
       // Decoding for our side: lossless pairings change only the speed; lossy ones (relaxed, visual-keep) the text.
-      drafter: { type: 'string', default: 'none' },
+      drafter: { type: 'string' }, // absent: the engine's default (lossless ctc); "none" for plain AR
       verifier: { type: 'string', default: 'greedy' },
       'draft-length': { type: 'string', default: 'auto' },
       'visual-keep': { type: 'string' },
@@ -185,7 +185,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     modelSteps: engine.bundle.config.training?.steps ?? null,
     tesseract: tessVersion,
     machine: `${process.platform} ${process.arch}, node ${process.version}`,
-    scoring: 'lines: corpus CER after NFKC and whitespace folding; pages: mean NED of markdown with its syntax stripped (headers and footers dropped); olmOCR facts: olmOCR-Bench rules, handwritten pages excluded; ours = ' + decodingName + ', batch ' + values.batch,
+    scoring: 'lines: corpus CER after NFKC and whitespace folding; pages: mean NED of markdown with its syntax stripped (page headers, footers and numbers kept where a set\'s truth has them: docbank, tesseract pages; dropped where it does not: docling, olmOCR); olmOCR facts: olmOCR-Bench rules, handwritten pages excluded; ours = ' + decodingName + ', batch ' + values.batch,
     decoding: resolved,
     sets: results,
     pageSets: pageResults,

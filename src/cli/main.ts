@@ -7,10 +7,10 @@ import { serveCommand } from './serve.js';
 const USAGE = `usage:
   specula parse FILE... [--format markdown|json|text] [--json] [--pages 0,2-4] [--drop-headers]
                 [--model DIR] [--device cpu|cuda]
-                [--drafter none|ctc|ngram|reference|mtp|pmtp|routed|diffusion|dual-diffusion] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
+                [--drafter ctc (default)|none|ngram|reference|mtp|pmtp|routed|diffusion|dual-diffusion] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
                 [--top-k K --min-ratio R (relaxed)] [--reference TEXTFILE] [--visual-keep R (focal pruning, 0.02..1)]
   specula eval [--eval-dir DIR] [--suite lines|pages|all] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
-               [--drafter D --verifier V --draft-length N|auto --visual-keep R (our decoding; default greedy AR)]
+               [--drafter D --verifier V --draft-length N|auto --visual-keep R (our decoding; default ctc + greedy, lossless)]
   specula check-bundle [DIR]
   specula serve [--role all|api|worker]   (the GraphQL API on PORT, default 4000; settings from the environment)`;
 

@@ -18,7 +18,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       format: { type: 'string', default: 'markdown' },
       'drop-headers': { type: 'boolean', default: false },
       pages: { type: 'string' },
-      drafter: { type: 'string', default: 'none' },
+      drafter: { type: 'string' }, // absent: the engine's default (lossless ctc)
       verifier: { type: 'string', default: 'greedy' },
       'draft-length': { type: 'string', default: 'auto' },
       'top-k': { type: 'string' },

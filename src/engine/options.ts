@@ -11,6 +11,12 @@ export const DRAFTERS = ['none', 'ctc', 'ngram', 'reference', 'mtp', 'pmtp', 'ro
 export const VERIFIERS = ['greedy', 'tree', 'relaxed'] as const;
 /** Smallest share of a line's visual tokens a decoder step may keep (focal pruning). */
 export const MIN_VISUAL_KEEP = 0.02;
+/**
+ * What a request gets when it names no drafter: the CTC head's reading, verified greedily. That is lossless
+ * (the text of plain greedy decoding, byte for byte) and the fastest pairing we measure (bench:spec), so nobody
+ * should have to ask for it; "none" stays one option away as the plain AR baseline.
+ */
+export const DEFAULT_DRAFTER = 'ctc' satisfies DrafterName;
 export type DrafterName = (typeof DRAFTERS)[number];
 export type VerifierName = (typeof VERIFIERS)[number];
 
@@ -26,7 +32,7 @@ const NEEDS_HEAD: Partial<Record<DrafterName, 'mtp' | 'diffusion'>> = {
 const list = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
 
 export const DecodingOptionsSchema = z.object({
-  drafter: z.string().default('none'),
+  drafter: z.string().optional(),
   verifier: z.string().default('greedy'),
   visualTokens: z.object({
     keep: z.number().min(MIN_VISUAL_KEEP).max(1).default(1),
@@ -57,7 +63,7 @@ export function resolveDecoding(input: DecodingOptionsInput | undefined, config:
     const msg = parsed.error.issues.map((i) => `${i.path.join('.') || 'decoding'}: ${i.message}`).join('; ');
     throw new EngineError('INVALID_OPTIONS', `invalid decoding options: ${msg} (draftLength is 1..${MAX_DRAFT_LENGTH} or "auto"; visualTokens.keep is ${MIN_VISUAL_KEEP}..1)`);
   }
-  const o = parsed.data;
+  const o = { ...parsed.data, drafter: parsed.data.drafter ?? (config.heads.ctc ? DEFAULT_DRAFTER : 'none') };
   if (!(DRAFTERS as readonly string[]).includes(o.drafter)) {
     throw new EngineError('INVALID_OPTIONS', `unknown drafter "${o.drafter}"; the drafters are ${list(DRAFTERS)}`);
   }

@@ -1,7 +1,7 @@
 /** Our pipeline and tesseract on the same pages, with seconds per page for both, scored per set. */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import sharp from 'sharp';
 import { openSource } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
@@ -28,7 +28,7 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
   let ours = '';
   let error: string | undefined;
   try {
-    ours = (await readDocument(engine, bytes, p.file, { pages: String(p.page), dropHeadersFooters: true, decoding })).markdown;
+    ours = (await readDocument(engine, bytes, p.file, { pages: String(p.page), dropHeadersFooters: !p.keepsHeadersFooters, decoding })).markdown;
   } catch (e) {
     error = (e as Error).message;
   }
@@ -59,17 +59,38 @@ export interface PageSetScore {
   tesseract?: { ned?: number; passRate?: number; secondsPerPage: number };
   /** olmOCR facts by type: passed / total, ours and tesseract's. */
   factsByType?: Record<string, { total: number; ours: number; tesseract?: number }>;
+  /** Every page's own score, so a mean can be traced to the pages behind it. */
+  perPage: PageScore[];
+}
+
+export interface PageScore {
+  file: string;
+  page: number;
+  ours: { ned?: number; passed?: number; seconds: number; error?: string };
+  tesseract?: { ned?: number; passed?: number; seconds: number };
+  /** olmOCR facts on this page (scored ones: handwritten pages have none counted). */
+  facts?: number;
 }
 
 export function scorePages(set: string, pages: EvalPage[], runs: PageRun[]): PageSetScore {
   const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
   const withTess = runs.every((r) => r.tesseract !== undefined);
-  const secs = (f: (r: PageRun) => number | undefined): number => mean(runs.map((r) => f(r) ?? 0));
-  const score: PageSetScore = { set, pages: pages.length, ours: { secondsPerPage: secs((r) => r.oursSeconds), failures: runs.filter((r) => r.error).length } };
-  if (withTess) score.tesseract = { secondsPerPage: secs((r) => r.tesseractSeconds) };
+  const perPage: PageScore[] = runs.map((r) => ({
+    file: relative(process.cwd(), r.file),
+    page: r.page,
+    ours: { seconds: r.oursSeconds, ...(r.error ? { error: r.error } : {}) },
+    ...(withTess ? { tesseract: { seconds: r.tesseractSeconds ?? 0 } } : {}),
+  }));
+  const score: PageSetScore = { set, pages: pages.length, ours: { secondsPerPage: mean(runs.map((r) => r.oursSeconds)), failures: runs.filter((r) => r.error).length }, perPage };
+  if (withTess) score.tesseract = { secondsPerPage: mean(runs.map((r) => r.tesseractSeconds ?? 0)) };
   if (pages.every((p) => p.truth !== undefined)) {
-    score.ours.ned = mean(runs.map((r, i) => ned(r.ours, pages[i].truth ?? '')));
-    if (score.tesseract) score.tesseract.ned = mean(runs.map((r, i) => ned(r.tesseract ?? '', pages[i].truth ?? '')));
+    pages.forEach((p, i) => {
+      perPage[i].ours.ned = ned(runs[i].ours, p.truth ?? '');
+      const t = perPage[i].tesseract;
+      if (t) t.ned = ned(runs[i].tesseract ?? '', p.truth ?? '');
+    });
+    score.ours.ned = mean(perPage.map((s) => s.ours.ned ?? 0));
+    if (score.tesseract) score.tesseract.ned = mean(perPage.map((s) => s.tesseract?.ned ?? 0));
   } else {
     const byType: Record<string, { total: number; ours: number; tesseract?: number }> = {};
     let total = 0;
@@ -77,6 +98,10 @@ export function scorePages(set: string, pages: EvalPage[], runs: PageRun[]): Pag
     let tess = 0;
     pages.forEach((p, i) => {
       if (p.handwritten) return; // printed-text model: handwritten pages are reported apart, not scored
+      const row = perPage[i];
+      row.facts = p.facts?.length ?? 0;
+      row.ours.passed = 0;
+      if (row.tesseract) row.tesseract.passed = 0;
       for (const f of p.facts ?? []) {
         const t = (byType[f.type] ??= { total: 0, ours: 0, ...(withTess ? { tesseract: 0 } : {}) });
         t.total++;
@@ -84,10 +109,12 @@ export function scorePages(set: string, pages: EvalPage[], runs: PageRun[]): Pag
         if (checkFact(f, runs[i].ours)) {
           t.ours++;
           ours++;
+          row.ours.passed++;
         }
-        if (withTess && checkFact(f, runs[i].tesseract ?? '')) {
+        if (row.tesseract && checkFact(f, runs[i].tesseract ?? '')) {
           t.tesseract = (t.tesseract ?? 0) + 1;
           tess++;
+          row.tesseract.passed = (row.tesseract.passed ?? 0) + 1;
         }
       }
     });

@@ -12,6 +12,12 @@ export interface EvalPage {
   facts?: Fact[];
   /** olmOCR marks its handwritten pages; a printed-text model is scored without them. */
   handwritten?: boolean;
+  /**
+   * Whether the set's ground truth holds page headers, footers and page numbers. DocBank (every token of the PDF)
+   * and the tesseract test pages (full transcriptions) do; docling's page text leaves out its "furniture" layer,
+   * and olmOCR-Bench tests that they are absent. We drop them exactly where the truth does.
+   */
+  keepsHeadersFooters: boolean;
 }
 
 export const PAGE_SETS = ['docbank_pages', 'tesseract_pages', 'docling_pages', 'olmocr_facts'] as const;
@@ -28,10 +34,10 @@ export function loadPageSet(evalDir: string, set: string): EvalPage[] {
   if (!existsSync(manifest)) throw new Error(`no manifest at ${manifest}: is --eval-dir the evaluation folder?`);
   const rows = rowsOf(manifest);
   if (set === 'docbank_pages' || set === 'tesseract_pages') {
-    return rows.filter((r) => r.kind === 'page').map((r) => ({ set, file: join(dir, String(r.image)), page: 0, truth: readFileSync(join(dir, String(r.gt)), 'utf8') }));
+    return rows.filter((r) => r.kind === 'page').map((r) => ({ set, file: join(dir, String(r.image)), page: 0, truth: readFileSync(join(dir, String(r.gt)), 'utf8'), keepsHeadersFooters: true }));
   }
   if (set === 'docling_pages') {
-    return rows.filter((r) => r.kind === 'pdf_page').map((r) => ({ set, file: join(dir, String(r.pdf)), page: Number(r.page) - 1, truth: readFileSync(join(dir, String(r.gt)), 'utf8') }));
+    return rows.filter((r) => r.kind === 'pdf_page').map((r) => ({ set, file: join(dir, String(r.pdf)), page: Number(r.page) - 1, truth: readFileSync(join(dir, String(r.gt)), 'utf8'), keepsHeadersFooters: false }));
   }
   const facts = [...rowsOf(join(dir, 'gt', 'dataset.jsonl')), ...rowsOf(join(dir, 'gt', 'blanks.jsonl'))] as unknown as Fact[];
   return rows.filter((r) => r.kind === 'pdf').flatMap((r) => {
@@ -43,6 +49,7 @@ export function loadPageSet(evalDir: string, set: string): EvalPage[] {
       page: p,
       facts: facts.filter((f) => f.pdf === name && f.page === p + 1),
       handwritten: String(r.content ?? '').toUpperCase().startsWith('HANDWRITTEN'),
+      keepsHeadersFooters: false,
     })).filter((p) => p.facts.length);
   });
 }
