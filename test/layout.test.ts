@@ -59,6 +59,24 @@ describe('reading order', () => {
     assert.equal(layout.blocks[0].type, 'heading');
   });
 
+  it('a photo across a narrow gutter leaves the columns apart, and its caption between them is read on its own', async () => {
+    // Magazine setting: a gutter under a line height, a halftone across it, text wrapped around it, the caption
+    // centred below it between the columns, a scanner's dark edge at the foot.
+    const truth = truthOf('magazine.png');
+    const layout = await layoutOf(fixture('magazine.png'));
+    const order = layout.blocks.map((b) => truthIndex(truth, b.box));
+    const [heading, figure, caption, left, right] = [0, 1, 2, 3, 4];
+    assert.deepEqual(order, [heading, left, figure, caption, right], 'heading, left column, the photo and its caption, right column');
+    layout.blocks.forEach((b, i) => {
+      const from = new Set(b.lines.map((l) => truth.blocks.findIndex((t) => (t.line_boxes ?? []).some(([x, y, w, h]) => l.band.x < x + w && x < l.band.x + l.band.width && l.band.y < y + h && y < l.band.y + l.band.height))));
+      assert.ok(from.size <= 1 && !from.has(-1), `block ${i} holds lines of one printed block only, got ${[...from]}`);
+    });
+    const fig = layout.blocks.find((b) => b.type === 'figure');
+    const [fx, fy, fw, fh] = truth.blocks[figure].box;
+    assert.ok(fig && Math.abs(fig.box.x - fx) < 12 && Math.abs(fig.box.y - fy) < 12 && Math.abs(fig.box.width - fw) < 24 && Math.abs(fig.box.height - fh) < 24, 'the figure has the photo\'s box');
+    assert.equal(layout.blocks[3].lines.length, truth.blocks[caption].lines.length, 'every caption line, and only those');
+  });
+
   it('blocks of a one-column page come top to bottom with the same lines as printed', async () => {
     const truth = truthOf('article.png');
     const layout = await layoutOf(fixture('article.png'));

@@ -5,6 +5,7 @@ for layout tests).
   /usr/bin/python3 training/make_page.py --layout article --out test/fixtures/article.png --seed 11
   /usr/bin/python3 training/make_page.py --layout two-column --out test/fixtures/two-column.png --seed 12
   /usr/bin/python3 training/make_page.py --layout table --out test/fixtures/table.png --seed 13
+  /usr/bin/python3 training/make_page.py --layout magazine --out test/fixtures/magazine.png --seed 14 --width 1400 --height 1400 --size 22
 
 Writes OUT, OUT with .txt (the printed lines, in reading order) and, for layouts other than `plain`, OUT with
 .json (blocks: type, box [x, y, w, h], lines). The text comes from textgen.py; nothing here reads ../shared/eval.
@@ -170,7 +171,86 @@ def table(args, src, bank, rng, face):
     return p
 
 
-LAYOUTS = {"plain": plain, "article": article, "two-column": two_column, "table": table}
+def flow(p, words, x_of, y, bottom, lead, font):
+    """Lines from `words` down to `bottom`, each as wide as `x_of(y)` = (left, right) allows at its row; a line
+    whose row has no room is skipped. Returns the blocks' lines and boxes (one paragraph per call)."""
+    lines, boxes = [], []
+    while words and y + lead <= bottom:
+        left, right = x_of(y)
+        cur = ""
+        while words and (not cur or font.getlength(f"{cur} {words[0]}") <= right - left):
+            cur = f"{cur} {words.pop(0)}".strip()
+        lines.append(cur)
+        boxes.append(p.text(left, y, cur, font))
+        y += lead
+    if lines:
+        x0 = min(b[0] for b in boxes)
+        y0 = min(b[1] for b in boxes)
+        x1 = max(b[0] + b[2] for b in boxes)
+        y1 = max(b[1] + b[3] for b in boxes)
+        p.blocks.append({"type": "paragraph", "box": [x0, y0, x1 - x0, y1 - y0], "lines": lines, "line_boxes": boxes})
+    return y
+
+
+def magazine(args, src, bank, rng, face):
+    """Two columns set close (a gutter under a line height), a halftone photo across the gutter with the text
+    wrapped around it, its caption centred below it between the columns, and a scanner's dark edge at the foot."""
+    p = Page(args.width, args.height, bank, face, args.size)
+    margin = int(args.width * 0.07)
+    gutter = int(args.size * 0.7)
+    lead = int(args.size * 1.35)
+    col_w = (args.width - 2 * margin - gutter) // 2
+    mid = args.width // 2
+    y0 = p.block("heading", margin, margin, [src.line(40).title()], p.head, int(args.size * 2.4)) + lead // 2
+    # The photo: soft dark blobs, dithered to 1 bit as a halftone is.
+    pw, ph = int(args.width * 0.34), int(args.height * 0.26)
+    px, py = mid - pw // 2, y0 + 6 * lead
+    photo = Image.new("L", (pw, ph), 200)
+    d = ImageDraw.Draw(photo)
+    for _ in range(14):
+        cx, cy, r = rng.randint(0, pw), rng.randint(0, ph), rng.randint(ph // 6, ph // 2)
+        d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=rng.randint(10, 120))
+    p.img.paste(photo.convert("1").convert("L"), (px, py))
+    p.blocks.append({"type": "figure", "box": [px, py, pw, ph], "lines": []})
+    # The caption under it, narrower than the photo, in small capitals' stead small type.
+    cap_w = int(pw * 0.55)
+    cap_lines = wrap(" ".join(src.line(30) for _ in range(4)), p.small, cap_w)[:3]
+    cap_lead = int(args.size * 1.1)
+    cy = py + ph + lead // 2
+    boxes = [p.text(mid - int(p.small.getlength(s)) // 2, cy + i * cap_lead, s, p.small) for i, s in enumerate(cap_lines)]
+    x0 = min(b[0] for b in boxes)
+    x1 = max(b[0] + b[2] for b in boxes)
+    p.blocks.append({"type": "paragraph", "caption": True, "box": [x0, boxes[0][1], x1 - x0, boxes[-1][1] + boxes[-1][3] - boxes[0][1]], "lines": cap_lines, "line_boxes": boxes})
+    # Text keeps a line height away from the photo and a line height and a half from the caption.
+    photo_rows = (py - lead, py + ph + lead // 4)
+    cap_rows = (py + ph, cy + len(cap_lines) * cap_lead + lead // 2)
+    room = int(args.size * 1.5)
+
+    def left_of(y):
+        right = margin + col_w
+        if photo_rows[0] <= y <= photo_rows[1]:
+            right = px - room
+        elif cap_rows[0] <= y <= cap_rows[1]:
+            right = x0 - room
+        return margin, right
+
+    def right_of(y):
+        left = margin + col_w + gutter
+        if photo_rows[0] <= y <= photo_rows[1]:
+            left = px + pw + room
+        elif cap_rows[0] <= y <= cap_rows[1]:
+            left = x1 + room
+        return left, args.width - margin
+
+    bottom = args.height - margin - 40
+    for column in (left_of, right_of):
+        flow(p, " ".join(prose(src, rng, 300) for _ in range(30)).split(), column, y0, bottom, lead, p.body)
+    # A scanner's dark edge along the foot of the page.
+    p.draw.rectangle([0, args.height - 36, args.width, args.height], fill=0)
+    return p
+
+
+LAYOUTS = {"plain": plain, "article": article, "two-column": two_column, "table": table, "magazine": magazine}
 
 
 def main():

@@ -1,5 +1,5 @@
 /**
- * Page layout from whitespace: rules are taken out, then a recursive XY-cut splits the page at column gutters
+ * Page layout from whitespace: rules and pictures are taken out, then a recursive XY-cut splits the page at column gutters
  * (full-height vertical gaps, taken first so that two columns are read one after the other) and at paragraph
  * gaps (horizontal gaps wider than a line gap). A vertical split whose parts share their rows is a table, not
  * columns. Leaves become blocks in reading order, typed by position, size and ink: heading, paragraph, table,
@@ -9,6 +9,8 @@
 import type { GrayPage } from '../decode-image.js';
 import { binarize, type Box, type InkMap, removeRules, type Rule } from './ink.js';
 import { lineBands, padLine, rowProfile } from './lines.js';
+import { takeOutCaptions } from './captions.js';
+import { takeOutPictures } from './pictures.js';
 
 export type BlockType = 'heading' | 'paragraph' | 'list_item' | 'table' | 'figure' | 'page_header' | 'page_footer' | 'page_number';
 
@@ -122,8 +124,23 @@ function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): 
   const ruled = vrules.filter((v) => v.x >= r.x && v.x < r.x + r.width && Math.min(v.y + v.height, r.y + r.height) - Math.max(v.y, r.y) >= 0.6 * r.height);
   // Within one line ("5.1   Method", a label and its value) only a wide gap separates blocks.
   const min = r.height < 1.6 * lh ? 3 * lh : lh;
-  return gaps(columnProfile(ink, r), 1).filter(([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b));
+  const all = gaps(columnProfile(ink, r), 1);
+  const wide = all.filter(([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b));
+  if (r.height < NARROW_GUTTER.minHeight * lh) return wide;
+  // Magazines set columns closer than a line height apart. A narrower gap still parts columns where it runs
+  // down a tall region between two wide parts: word spaces do not line up down that many lines.
+  const narrow = all.filter(([a, b]) => b - a >= Math.max(6, Math.round(NARROW_GUTTER.minWidth * lh)) && !wide.some(([c]) => c === a));
+  const accepted = narrow.filter(([a, b]) => {
+    const others = [...wide, ...narrow].filter(([c]) => c !== a);
+    const left = Math.max(0, ...others.filter(([, d]) => d <= a).map(([, d]) => d));
+    const right = Math.min(r.width, ...others.filter(([c]) => c >= b).map(([c]) => c));
+    return a - left >= NARROW_GUTTER.minPart * lh && right - b >= NARROW_GUTTER.minPart * lh;
+  });
+  return [...wide, ...accepted].sort((p, q) => p[0] - q[0]);
 }
+
+/** A gutter narrower than a line height: how tall its region, how wide it and the parts it separates (in lines). */
+const NARROW_GUTTER = { minHeight: 8, minWidth: 0.5, minPart: 8 };
 
 function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; height: number }, vrules: readonly Box[], depth = 0): Leaf[] {
   const r = trim(ink, region);
@@ -227,18 +244,40 @@ function tableOf(ink: InkMap, parts: Box[], lh: number, page: GrayPage): LayoutT
   return { rows: rows.length, cols: parts.length, cells };
 }
 
+/**
+ * The page's line height from its row profile. Where something inks every row (a scan's dark border, a photo
+ * beside the text) the whole page is one "line": then it is measured in eight vertical strips instead.
+ */
+function lineHeightOf(ink: InkMap): number {
+  const whole = median(lineBands(ink, { x: 0, y: 0, width: ink.width, height: ink.height }).map((b) => b.height)) || 20;
+  const w = Math.floor(ink.width / 8);
+  const strips = median(Array.from({ length: 8 }, (_, i) => lineBands(ink, { x: i * w, y: 0, width: w, height: ink.height }).map((b) => b.height)).flat()) || whole;
+  return whole > 2 * strips ? strips : whole;
+}
+
+/** The smallest band, in line heights, that can hold text. */
+const MIN_BAND = 0.3;
+
 export function analyzeLayout(page: GrayPage): PageLayout {
   const ink = binarize(page);
   const full = { x: 0, y: 0, width: page.width, height: page.height };
   // Rules are runs far longer than any letter's stroke: a few line heights (cell borders included).
-  const lh0 = median(lineBands(ink, full).map((b) => b.height)) || 20;
+  const lh0 = lineHeightOf(ink);
   const rules = removeRules(ink, Math.max(40, Math.round(4 * lh0)));
-  const lh = median(lineBands(ink, full).map((b) => b.height)) || lh0;
+  const lhRules = lineHeightOf(ink);
+  // Pictures next, so the gutters they bridge show; the line height is measured again without their "lines".
+  const pictures = takeOutPictures(ink, lhRules);
+  const lh = pictures.length ? lineHeightOf(ink) : lhRules;
+  const captions = takeOutCaptions(ink, pictures, lh);
   const vrules = rules.filter((r) => r.orientation === 'vertical').map((r) => r.box);
   const leaves = xyCut(ink, full, lh, page, vrules);
   const blocks: LayoutBlock[] = [];
   const bodyDensity: number[] = [];
-  const pending: { leaf: Leaf; bands: Box[] }[] = leaves.map((leaf) => ({ leaf, bands: leaf.kind === 'block' ? lineBands(ink, leaf.box, lh) : [] }));
+  const pending: { leaf: Leaf; bands: Box[] }[] = leaves.map((leaf) => ({
+    leaf,
+    // A band under a third of a line height is a speck row or a dotted rule: no type is set that small.
+    bands: leaf.kind === 'block' ? lineBands(ink, leaf.box, lh).filter((b) => b.height >= MIN_BAND * lh) : [],
+  }));
   for (const p of pending) for (const b of p.bands) bodyDensity.push(inkDensity(ink, b));
   const typicalDensity = median(bodyDensity);
   // Body text sets the scale: a width-weighted median, so long lines of running text outweigh short cells.
@@ -274,5 +313,22 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     }
     blocks.push({ type, box, lines, ...(level ? { level } : {}) });
   }
+  // Each picture (and its caption) follows the first block, in reading order, that its top sits beside (the
+  // text it interrupts), or else precedes the first block below it in its span.
+  pictures.forEach((pic, i) => {
+    const across = (b: LayoutBlock): boolean => b.box.x < pic.x + pic.width && pic.x < b.box.x + b.box.width;
+    const beside = blocks.findIndex((b) => across(b) && b.box.y <= pic.y && pic.y <= b.box.y + b.box.height);
+    const below = blocks.findIndex((b) => across(b) && b.box.y >= pic.y);
+    const at = beside >= 0 ? beside + 1 : below;
+    const own: LayoutBlock[] = [{ type: 'figure', box: pic, lines: [] }];
+    const cap = captions[i];
+    if (cap.length) {
+      const x = Math.min(...cap.map((c) => c.x));
+      const y = cap[0].y;
+      const box = { x, y, width: Math.max(...cap.map((c) => c.x + c.width)) - x, height: cap[cap.length - 1].y + cap[cap.length - 1].height - y };
+      own.push({ type: 'paragraph', box, lines: cap.map((band) => ({ band, box: padLine(band, page, undefined) })) });
+    }
+    blocks.splice(at < 0 ? blocks.length : at, 0, ...own);
+  });
   return { width: page.width, height: page.height, lineHeight: pageLh, blocks, rules };
 }
