@@ -40,7 +40,7 @@ const meanWidth = crops.reduce((n, c) => n + c.width, 0) / crops.length;
 const rows: Record<string, number>[] = [];
 let full: string[] = [];
 for (const keep of KEEPS) {
-  const { lines, metrics } = await engine.readLines(crops, { decoding: { visualTokens: { keep } } });
+  const { lines, metrics } = await engine.readLines(crops, { decoding: { drafter: 'none', visualTokens: { keep } } });
   const texts = lines.map((l) => l.text);
   if (keep === 1) full = texts;
   const changed = corpusCer(texts.map((t, i) => tally(t, full[i])));

@@ -75,6 +75,8 @@ export interface Bundle {
   /** The MTP drafter head (mtp.onnx), where the bundle has one. */
   mtp?: ort.InferenceSession;
   device: Device;
+  /** Intra-op threads its sessions were opened with (null: onnxruntime's default). */
+  threads: number | null;
 }
 
 /** The bundle shipped in this repository, used when no model is named. */
@@ -165,7 +167,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
     throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.mtp is set but files.mtp is missing (${dir})`, join(dir, 'config.json'));
   }
   const mtp = config.files.mtp ? await openSession(checkedBytes(dir, config.files.mtp), join(dir, config.files.mtp.path), { ...opts, device }) : undefined;
-  return { dir, config, tokenizer, vision, decoder, device, ...(mtp ? { mtp } : {}) };
+  return { dir, config, tokenizer, vision, decoder, device, threads: opts.threads ?? null, ...(mtp ? { mtp } : {}) };
 }
 
 export async function closeBundle(b: Bundle): Promise<void> {

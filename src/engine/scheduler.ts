@@ -8,6 +8,7 @@
 import type { Bundle } from './bundle.js';
 import type { DocumentContext } from './document-context.js';
 import { depths, type Draft, type ForwardView, isAncestor, leavesOf, parentsOf, probability, type RowLogits } from './draft.js';
+import { readCosts, writeCosts } from './cost-cache.js';
 import { CostTable, type CostPoint, DraftLengthPolicy, type DraftLengthSetting, MAX_DRAFT_LENGTH } from './draft-length.js';
 import type { Drafter, SequenceView } from './drafters/drafter.js';
 import { EngineError } from './errors.js';
@@ -18,6 +19,9 @@ import { decoderStep } from './step.js';
 import type { Verifier } from './verifiers/verifier.js';
 import { gatherVisual, nextSelection, REFRESH_BELOW, REFRESH_EVERY } from './focal.js';
 import { concatVisual, ctcGreedy, keepVisualRows, runVision, type VisualState } from './vision.js';
+
+/** Most lines in one vision pass (see Scheduler.join). */
+const VISION_CHUNK = 8;
 
 export interface LineTask {
   crop: GrayCrop;
@@ -168,6 +172,11 @@ export class Scheduler {
   }
 
   private async measureCosts(): Promise<CostTable> {
+    const cached = readCosts(this.bundle);
+    if (cached) {
+      this.costs = new CostTable(cached);
+      return this.costs;
+    }
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
     const points: CostPoint[] = [];
@@ -193,6 +202,7 @@ export class Scheduler {
       }
     }
     this.costs = new CostTable(points);
+    writeCosts(this.bundle, points);
     return this.costs;
   }
 
@@ -254,12 +264,22 @@ export class Scheduler {
     }
   }
 
-  /** One vision pass for a group of lines, then their rows join the batch. */
-  private async join(group: Pending[]): Promise<void> {
+  /**
+   * The vision pass for a group of lines, then their rows join the batch. The group is read narrowest first in
+   * chunks of similar widths: each chunk is padded only to its own widest line (a page's headings and short last
+   * lines no longer cost a full-width pass), and onnxruntime-node runs on the event loop's thread, so a chunk
+   * is also the longest the server stops answering.
+   */
+  private async join(unsorted: Pending[]): Promise<void> {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
+    const group = [...unsorted].sort((a, b) => a.task.crop.width - b.task.crop.width);
     const t0 = performance.now();
-    const vis = await runVision(this.bundle, packBatch(group.map((p) => p.task.crop), { height, widthMultiple, maxWidth }));
+    const chunks: VisualState[] = [];
+    for (let i = 0; i < group.length; i += VISION_CHUNK) {
+      chunks.push(await runVision(this.bundle, packBatch(group.slice(i, i + VISION_CHUNK).map((p) => p.task.crop), { height, widthMultiple, maxWidth })));
+    }
+    const vis = chunks.length === 1 ? chunks[0] : concatVisual(chunks, nLayers, nHeads, headDim);
     const ms = performance.now() - t0;
     const { bos, ctcBlank } = this.bundle.config.specialIds;
     const ctc = ctcGreedy(vis, ctcBlank);
@@ -277,7 +297,7 @@ export class Scheduler {
       this.seqs = seqs;
     } else {
       this.cache.addRows(seqs.length);
-      this.vis = concatVisual(this.vis, vis, nLayers, nHeads, headDim);
+      this.vis = concatVisual([this.vis, vis], nLayers, nHeads, headDim);
       this.seqs = [...this.seqs, ...seqs];
     }
   }

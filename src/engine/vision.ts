@@ -74,16 +74,17 @@ export function ctcGreedy(s: VisualState, blank: number): number[][] {
   return rows;
 }
 
-/** Rows of b appended after rows of a, both padded to the longer visual length (lines joining a batch). */
-export function concatVisual(a: VisualState, b: VisualState, layers: number, heads: number, headDim: number): VisualState {
-  const V = Math.max(a.visual, b.visual);
-  const B = a.batch + b.batch;
-  const vocab = a.ctcLogits.length / (a.batch * a.visual);
+/** Rows of each state after those of the one before, all padded to the longest visual length. */
+export function concatVisual(states: readonly VisualState[], layers: number, heads: number, headDim: number): VisualState {
+  const V = Math.max(...states.map((s) => s.visual));
+  const B = states.reduce((n, s) => n + s.batch, 0);
+  const vocab = states[0].ctcLogits.length / (states[0].batch * states[0].visual);
   const k = new Float32Array(layers * B * heads * V * headDim);
   const v = new Float32Array(k.length);
   const mask = new Float32Array(B * V);
   const ctc = new Float32Array(B * V * vocab);
-  const put = (s: VisualState, offset: number): void => {
+  let offset = 0;
+  for (const s of states) {
     const tok = s.visual * headDim;
     for (let l = 0; l < layers; l++) {
       for (let r = 0; r < s.batch; r++) {
@@ -99,8 +100,7 @@ export function concatVisual(a: VisualState, b: VisualState, layers: number, hea
       mask.set(s.mask.subarray(r * s.visual, (r + 1) * s.visual), (offset + r) * V);
       ctc.set(s.ctcLogits.subarray(r * s.visual * vocab, (r + 1) * s.visual * vocab), (offset + r) * V * vocab);
     }
-  };
-  put(a, 0);
-  put(b, a.batch);
+    offset += s.batch;
+  }
   return { k, v, mask, ctcLogits: ctc, batch: B, visual: V };
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# End a base training run and ship it: stop the run (it writes weights.pt on SIGTERM), measure the focal layers,
+# export the bundle (mask blocks 2-16), re-fit the MTP head to the new base, export the head into the bundle,
+# score the real line sets into config.json, and keep the weights and logs as the committed checkpoints.
+#
+#   bash training/finish.sh [RUN] [MTP_HOURS]      (defaults: training/runs/base, 0.15)
+#
+# Needs `npm run build` first (the exporter calls check-bundle) and the evaluation folder for the last step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUN=${1:-training/runs/base}
+MTP_HOURS=${2:-0.15}
+PY=/usr/bin/python3
+export OMP_WAIT_POLICY=passive
+
+if [[ -f "$RUN/pid" ]] && kill -0 "$(cat "$RUN/pid")" 2>/dev/null; then
+  pid=$(cat "$RUN/pid")
+  kill -TERM "$pid"
+  while kill -0 "$pid" 2>/dev/null; do sleep 2; done
+fi
+step=$(tail -n 1 "$RUN/log.jsonl" | $PY -c 'import json,sys; print(json.loads(sys.stdin.read())["step"])')
+echo "== run stopped at step $step"
+
+$PY training/focal_layers.py --ckpt "$RUN/weights.pt" --out training/focal.json
+$PY training/export.py --ckpt "$RUN/weights.pt" --out models/specula-line-base --diffusion 2-16 --focal-report training/focal.json
+
+rm -rf training/runs/mtp-refit
+$PY training/mtp.py train --base "$RUN/weights.pt" --init training/checkpoints/specula-mtp-head.pt --route 0.2 \
+  --run training/runs/mtp-refit --hours "$MTP_HOURS"
+$PY training/mtp.py export --base "$RUN/weights.pt" --head training/runs/mtp-refit/mtp.pt --bundle models/specula-line-base
+
+node dist/src/cli/main.js eval --suite lines --drafter none --write-config --out eval-results/lines.json
+
+cp "$RUN/weights.pt" training/checkpoints/specula-line-base.pt
+cat training/checkpoints/specula-line-base.log.jsonl "$RUN/log.jsonl" > /tmp/specula-base-log.jsonl
+mv /tmp/specula-base-log.jsonl training/checkpoints/specula-line-base.log.jsonl
+cp training/runs/mtp-refit/mtp.pt training/checkpoints/specula-mtp-head.pt
+cat training/checkpoints/specula-mtp-head.log.jsonl training/runs/mtp-refit/log.jsonl > /tmp/specula-mtp-log.jsonl
+mv /tmp/specula-mtp-log.jsonl training/checkpoints/specula-mtp-head.log.jsonl
+echo "== shipped step $step"
