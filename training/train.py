@@ -80,6 +80,9 @@ def main():
     ap.add_argument("--hours", type=float, default=2.0, help="stop (and save) after this long")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--warmup", type=int, default=300)
+    ap.add_argument("--decay-from", type=int, default=None, help="cool down: from this step the lr falls linearly ...")
+    ap.add_argument("--decay-steps", type=int, default=1000, help="... over this many steps ...")
+    ap.add_argument("--decay-to", type=float, default=3e-5, help="... to this lr, and stays there")
     ap.add_argument("--ctc-weight", type=float, default=0.5)
     ap.add_argument("--pixel-budget", type=int, default=12000, help="sum of padded widths per batch")
     ap.add_argument("--max-batch", type=int, default=48)
@@ -152,6 +155,9 @@ def main():
     model.train()
     for batch in loader:
         lr = args.lr * min(1.0, (step + 1) / args.warmup)
+        if args.decay_from is not None:
+            frac = min(1.0, max(0.0, (step - args.decay_from) / args.decay_steps))
+            lr += (args.decay_to - lr) * frac
         for g in opt.param_groups:
             g["lr"] = lr
         pix, widths, tin, tgt = (batch[k].to(dev, non_blocking=True) for k in ("pixels", "widths", "tokens", "targets"))
