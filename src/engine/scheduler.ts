@@ -279,25 +279,29 @@ export class Scheduler {
     for (let i = 0; i < group.length; i += VISION_CHUNK) {
       chunks.push(await runVision(this.bundle, packBatch(group.slice(i, i + VISION_CHUNK).map((p) => p.task.crop), { height, widthMultiple, maxWidth })));
     }
-    const vis = chunks.length === 1 ? chunks[0] : concatVisual(chunks, nLayers, nHeads, headDim);
     const ms = performance.now() - t0;
     const { bos, ctcBlank } = this.bundle.config.specialIds;
-    const ctc = ctcGreedy(vis, ctcBlank);
+    const ctc = chunks.flatMap((c) => ctcGreedy(c, ctcBlank));
+    const real = chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => {
+      let n = 0;
+      for (let t = 0; t < c.visual; t++) n += c.mask[r * c.visual + t];
+      return n;
+    }));
     const maxNew = this.bundle.config.decoding.maxNewTokens;
     this.nextGroup++;
-    const seqs = group.map((p, r) => {
-      let real = 0;
-      for (let t = 0; t < vis.visual; t++) real += vis.mask[r * vis.visual + t];
-      // No line holds more characters than visual tokens; the cap also stops a runaway repetition.
-      return new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real + 4), this.nextGroup, ms, real, this.policyFor(p.task));
-    });
-    if (!this.cache || !this.vis || !this.seqs.length) {
+    // No line holds more characters than visual tokens; the cap also stops a runaway repetition.
+    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real[r] + 4), this.nextGroup, ms, real[r], this.policyFor(p.task)));
+    // The chunks join the running batch in one copy.
+    const joining = Boolean(this.cache && this.vis && this.seqs.length);
+    const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;
+    const vis = parts.length === 1 ? parts[0] : concatVisual(parts, nLayers, nHeads, headDim);
+    if (!joining || !this.cache) {
       this.cache = new KvCache(nLayers, nHeads, headDim, seqs.length);
       this.vis = vis;
       this.seqs = seqs;
     } else {
       this.cache.addRows(seqs.length);
-      this.vis = concatVisual([this.vis, vis], nLayers, nHeads, headDim);
+      this.vis = vis;
       this.seqs = [...this.seqs, ...seqs];
     }
   }
