@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
-import { DEFAULT_BUNDLE, loadBundle, closeBundle } from '../src/engine/bundle.js';
+import { DEFAULT_BUNDLE, loadBundle, closeBundle, readBundleConfig } from '../src/engine/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
@@ -128,5 +128,51 @@ describe('batched line decoding', () => {
   it('refuses a crop that is not at the model line height', async () => {
     const bad = { width: 10, height: 20, data: new Uint8Array(200) };
     await failsWith(engine.readLines([bad]), 'INVALID_CROP');
+  });
+});
+
+describe('the engine under concurrent reads', () => {
+  let crops: GrayCrop[];
+  before(async () => {
+    const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+    const { height, maxWidth } = readBundleConfig().image;
+    crops = await cropLines(page, findLines(page), { height, maxWidth });
+  });
+
+  it('keeps decoding while a newcomer\'s vision pass runs, then both share forwards', async () => {
+    const engine = await Engine.open();
+    try {
+      const rows: number[] = [];
+      let submitted = -1;
+      let second: Promise<unknown> | null = null;
+      engine.observeForwards((o) => {
+        rows.push(o.rows);
+        if (rows.length === 3) {
+          submitted = rows.length;
+          second = engine.readLines(crops, { decoding: { drafter: 'none' } });
+        }
+      });
+      const first = engine.readLines(crops, { decoding: { drafter: 'none' } });
+      await first;
+      await second;
+      const after = rows.slice(submitted);
+      const joined = after.findIndex((r) => r > crops.length);
+      assert.ok(joined > 0, `forwards ran for the first request before the second joined (rows after submission: ${after.slice(0, 12).join(',')})`);
+      assert.ok(after.every((r, i) => i >= joined || r <= crops.length), 'until the join, only the first request decodes');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('closing mid-read fails the lines in flight with ENGINE_CLOSED, and later reads too', async () => {
+    const engine = await Engine.open();
+    let forwards = 0;
+    let closing: Promise<void> | null = null;
+    engine.observeForwards(() => {
+      if (++forwards === 2) closing = engine.close();
+    });
+    await failsWith(engine.readLines(crops, { decoding: { drafter: 'none' } }), 'ENGINE_CLOSED');
+    await closing;
+    await failsWith(engine.readLines(crops), 'ENGINE_CLOSED');
   });
 });

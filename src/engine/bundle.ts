@@ -5,12 +5,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { EngineError } from './errors.js';
 import { Tokenizer } from './tokenizer.js';
+import { InProcessVision, type VisionRunner, WorkerVision } from './vision-runner.js';
 
 const FileRef = z.object({ path: z.string().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
 
@@ -62,7 +64,7 @@ export type Device = 'cpu' | 'cuda';
 
 export interface BundleOptions {
   device?: Device;
-  /** Intra-op threads for CPU sessions; onnxruntime's default when unset. */
+  /** Intra-op threads for CPU sessions (default: one per core). */
   threads?: number;
 }
 
@@ -70,13 +72,14 @@ export interface Bundle {
   dir: string;
   config: BundleConfig;
   tokenizer: Tokenizer;
-  vision: ort.InferenceSession;
+  /** The vision pass: in a worker thread on CPU (see vision-runner.ts). */
+  vision: VisionRunner;
   decoder: ort.InferenceSession;
   /** The MTP drafter head (mtp.onnx), where the bundle has one. */
   mtp?: ort.InferenceSession;
   device: Device;
-  /** Intra-op threads its sessions were opened with (null: onnxruntime's default). */
-  threads: number | null;
+  /** Intra-op threads its CPU sessions were opened with. */
+  threads: number;
 }
 
 /** The bundle shipped in this repository, used when no model is named. */
@@ -128,20 +131,39 @@ function cudaProviderPresent(): boolean {
   }
 }
 
-async function openSession(bytes: Uint8Array, path: string, opts: BundleOptions): Promise<ort.InferenceSession> {
-  const sessionOptions: ort.InferenceSession.SessionOptions = {
-    executionProviders: opts.device === 'cuda' ? ['cuda'] : ['cpu'],
+function sessionOptions(device: Device, threads: number): ort.InferenceSession.SessionOptions {
+  return {
+    executionProviders: device === 'cuda' ? ['cuda'] : ['cpu'],
     graphOptimizationLevel: 'all',
-    ...(opts.threads ? { intraOpNumThreads: opts.threads, interOpNumThreads: 1 } : {}),
+    // Explicit: onnxruntime's own default used one thread on the 2-core benchmark VM (vision passes 1.6x slower).
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    // The vision worker and the decoder run at the same time: threads that spin while waiting for work would
+    // take the cores from each other.
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
   };
+}
+
+function loadFailure(e: unknown, path: string, device: Device): EngineError {
+  const msg = (e as Error).message;
+  if (device === 'cuda') return new EngineError('DEVICE_UNAVAILABLE', `CUDA was requested but onnxruntime could not use it for ${path}: ${msg}`, path);
+  return new EngineError('BUNDLE_CORRUPT_FILE', `onnxruntime could not load ${path}: ${msg}`, path);
+}
+
+async function openSession(bytes: Uint8Array, path: string, device: Device, threads: number): Promise<ort.InferenceSession> {
   try {
-    return await ort.InferenceSession.create(bytes, sessionOptions);
+    return await ort.InferenceSession.create(bytes, sessionOptions(device, threads));
   } catch (e) {
-    const msg = (e as Error).message;
-    if (opts.device === 'cuda') {
-      throw new EngineError('DEVICE_UNAVAILABLE', `CUDA was requested but onnxruntime could not use it for ${path}: ${msg}`, path);
-    }
-    throw new EngineError('BUNDLE_CORRUPT_FILE', `onnxruntime could not load ${path}: ${msg}`, path);
+    throw loadFailure(e, path, device);
+  }
+}
+
+async function openVision(bytes: Uint8Array, path: string, device: Device, threads: number): Promise<VisionRunner> {
+  if (device === 'cuda') return new InProcessVision(await openSession(bytes, path, device, threads));
+  try {
+    return await WorkerVision.open({ bytes, options: sessionOptions(device, threads) });
+  } catch (e) {
+    throw loadFailure(e, path, device);
   }
 }
 
@@ -158,16 +180,27 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
     }
   }
   const config = readBundleConfig(dir);
-  const visionBytes = checkedBytes(dir, config.files.vision);
-  const decoderBytes = checkedBytes(dir, config.files.decoder);
-  const vision = await openSession(visionBytes, join(dir, config.files.vision.path), { ...opts, device });
-  const decoder = await openSession(decoderBytes, join(dir, config.files.decoder.path), { ...opts, device });
-  const tokenizer = new Tokenizer(config.vocab, config.specialIds);
   if (config.heads.mtp && !config.files.mtp) {
     throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.mtp is set but files.mtp is missing (${dir})`, join(dir, 'config.json'));
   }
-  const mtp = config.files.mtp ? await openSession(checkedBytes(dir, config.files.mtp), join(dir, config.files.mtp.path), { ...opts, device }) : undefined;
-  return { dir, config, tokenizer, vision, decoder, device, threads: opts.threads ?? null, ...(mtp ? { mtp } : {}) };
+  const visionBytes = checkedBytes(dir, config.files.vision);
+  const decoderBytes = checkedBytes(dir, config.files.decoder);
+  const mtpRef = config.files.mtp;
+  const mtpBytes = mtpRef ? checkedBytes(dir, mtpRef) : null;
+  const threads = opts.threads ?? availableParallelism();
+  const decoder = await openSession(decoderBytes, join(dir, config.files.decoder.path), device, threads);
+  const vision = await openVision(visionBytes, join(dir, config.files.vision.path), device, threads).catch(async (e: unknown) => {
+    await decoder.release();
+    throw e;
+  });
+  const tokenizer = new Tokenizer(config.vocab, config.specialIds);
+  const mtp = mtpRef && mtpBytes
+    ? await openSession(mtpBytes, join(dir, mtpRef.path), device, threads).catch(async (e: unknown) => {
+        await Promise.all([decoder.release(), vision.release()]);
+        throw e;
+      })
+    : undefined;
+  return { dir, config, tokenizer, vision, decoder, device, threads, ...(mtp ? { mtp } : {}) };
 }
 
 export async function closeBundle(b: Bundle): Promise<void> {

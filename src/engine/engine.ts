@@ -116,8 +116,11 @@ export class Engine {
     return { lines, metrics: { lines: crops.length, ...metrics.snapshot() } };
   }
 
+  /** Lines still being read fail with ENGINE_CLOSED; the sessions are released once nothing runs on them. */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
+    await this.scheduler.shutdown(new EngineError('ENGINE_CLOSED', 'the engine was closed while this line was being read'));
     await closeBundle(this.bundle);
   }
 }

@@ -5,6 +5,7 @@
  * step (or a refresh) can look anywhere again. A step whose committed token was uncertain, and every
  * REFRESH_EVERY-th step, attends to everything and re-anchors the selection.
  */
+import type { FloatPool } from './float-pool.js';
 import type { VisualState } from './vision.js';
 
 /** Steps between full (unpruned) steps. */
@@ -57,12 +58,13 @@ export function nextSelection(indices: readonly number[], mass: readonly number[
  * A visual state holding only each row's selected columns (null = all its real tokens), padded to the longest
  * selection with masked slots; `cols[r][j]` says which original column slot j of row r is.
  */
-export function gatherVisual(vis: VisualState, selections: readonly (number[] | null)[], layers: number, heads: number, headDim: number): { state: VisualState; cols: number[][] } {
+export function gatherVisual(vis: VisualState, selections: readonly (number[] | null)[], layers: number, heads: number, headDim: number, pool?: FloatPool): { state: VisualState; cols: number[][] } {
   const cols = selections.map((s, r) => s ?? Array.from({ length: realLength(vis, r) }, (_, i) => i));
   const width = Math.max(1, ...cols.map((c) => c.length));
   const b = vis.batch;
-  const k = new Float32Array(layers * b * heads * width * headDim);
-  const v = new Float32Array(k.length);
+  const n = layers * b * heads * width * headDim;
+  const k = pool ? pool.take(n) : new Float32Array(n);
+  const v = pool ? pool.take(n) : new Float32Array(n);
   const mask = new Float32Array(b * width);
   for (let l = 0; l < layers; l++) {
     for (let r = 0; r < b; r++) {

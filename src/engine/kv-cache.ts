@@ -3,6 +3,8 @@
  * decoder graph takes it. The graph returns only the NEW tokens' K/V; `commit` writes the ones a verifier
  * kept into each row's next slots, so nothing of size O(cache) crosses the ORT boundary per step.
  */
+import type { FloatPool } from './float-pool.js';
+
 const CHUNK = 32;
 
 export class KvCache {
@@ -19,11 +21,13 @@ export class KvCache {
     readonly headDim: number,
     batch: number,
     capacity = CHUNK,
+    /** Where rebuilt arrays come from and old ones go back (rows join and leave often). */
+    private readonly pool?: FloatPool,
   ) {
     this.batch = batch;
     this.capacity = capacity;
-    this.k = new Float32Array(layers * batch * heads * capacity * headDim);
-    this.v = new Float32Array(this.k.length);
+    this.k = this.zeros(layers * batch * heads * capacity * headDim);
+    this.v = this.zeros(this.k.length);
     this.lengths = new Int32Array(batch);
   }
 
@@ -75,13 +79,22 @@ export class KvCache {
     this.relayout([...Array.from({ length: this.batch }, (_, i) => i), ...Array.from({ length: n }, () => -1)], this.capacity);
   }
 
+  private zeros(n: number): Float32Array {
+    return this.pool ? this.pool.take(n) : new Float32Array(n);
+  }
+
+  /** Give the arrays back to the pool; the cache is not used again. */
+  release(): void {
+    this.pool?.give(this.k, this.v);
+  }
+
   private relayout(rows: readonly number[], capacity: number): void {
     const { layers, heads, headDim: dh } = this;
     const oldB = this.batch;
     const oldC = this.capacity;
     const nb = rows.length;
-    const k = new Float32Array(layers * nb * heads * capacity * dh);
-    const v = new Float32Array(k.length);
+    const k = this.zeros(layers * nb * heads * capacity * dh);
+    const v = this.zeros(k.length);
     const copy = Math.min(oldC, capacity) * dh;
     for (let l = 0; l < layers; l++) {
       rows.forEach((r, nbIdx) => {
@@ -94,6 +107,7 @@ export class KvCache {
         }
       });
     }
+    this.pool?.give(this.k, this.v);
     this.k = k;
     this.v = v;
     this.lengths = Int32Array.from(rows, (r) => (r < 0 ? 0 : this.lengths[r]));

@@ -18,7 +18,8 @@ import { checkCrop, type GrayCrop, packBatch } from './preprocess.js';
 import { decoderStep } from './step.js';
 import type { Verifier } from './verifiers/verifier.js';
 import { gatherVisual, nextSelection, REFRESH_BELOW, REFRESH_EVERY } from './focal.js';
-import { concatVisual, ctcGreedy, keepVisualRows, runVision, type VisualState } from './vision.js';
+import { FloatPool } from './float-pool.js';
+import { concatVisual, ctcGreedy, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
 
 /** Most lines in one vision pass (see Scheduler.join). */
 const VISION_CHUNK = 8;
@@ -45,6 +46,16 @@ export interface LineOutput {
   /** The vision pass this line was admitted with (several lines share one), and what it took. */
   visionGroup: number;
   visionMs: number;
+}
+
+/** A vision pass in flight: its lines (narrowest first) and, once settled, their visual states or its error. */
+interface VisionPass {
+  group: Pending[];
+  chunks: VisualState[];
+  error: unknown;
+  settled: boolean;
+  ms: number;
+  result: Promise<void>;
 }
 
 interface Pending {
@@ -131,6 +142,9 @@ export class Scheduler {
   private nextGroup = 0;
   private costs: CostTable | null = null;
   private calibrating: Promise<CostTable> | null = null;
+  private vision: VisionPass | null = null;
+  /** The batch's visual state and text cache are rebuilt as lines join and leave: on recycled buffers. */
+  private readonly pool = new FloatPool();
 
   constructor(private readonly bundle: Bundle, readonly opts: SchedulerOptions) {}
 
@@ -142,7 +156,10 @@ export class Scheduler {
 
   /** Lines waiting plus lines in the batch. */
   get load(): { queued: number; active: number } {
-    return { queued: this.queue.length, active: this.seqs.filter((s) => !s.done).length };
+    // Lines in the vision pass count as active (they hold a place in the batch) unless cancelled: those leave
+    // when the pass lands.
+    const passing = this.vision?.group.filter((p) => !p.task.signal?.aborted).length ?? 0;
+    return { queued: this.queue.length, active: this.live + passing };
   }
 
   get costTable(): CostTable | null {
@@ -150,6 +167,7 @@ export class Scheduler {
   }
 
   read(task: LineTask): Promise<LineOutput> {
+    if (this.stopping) return Promise.reject(this.stopping);
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
     checkCrop(task.crop, { height, widthMultiple, maxWidth });
     return new Promise((resolve, reject) => {
@@ -213,22 +231,57 @@ export class Scheduler {
         // Nothing may escape the loop: fail what is in flight and waiting, keep the engine alive.
         for (const s of this.seqs) if (!s.done) s.p.reject(e);
         for (const p of this.queue.splice(0)) p.reject(e);
+        for (const p of this.vision?.group ?? []) p.reject(e);
+        this.vision = null;
         this.seqs = [];
         this.cache = null;
         this.vis = null;
       })
       .finally(() => {
         this.loop = null;
-        if (this.queue.length || this.seqs.some((s) => !s.done)) this.kick();
+        if (this.queue.length || this.live) this.kick();
       });
+  }
+
+  private stopping: Error | null = null;
+
+  /**
+   * Stop: lines in flight and waiting fail with `error` at the next step boundary; resolves when the loop has
+   * ended, so the sessions can be released under nothing. Later reads fail with `error` at once.
+   */
+  async shutdown(error: Error): Promise<void> {
+    this.stopping = error;
+    for (const p of this.queue.splice(0)) p.reject(error);
+    await this.loop;
+  }
+
+  private get live(): number {
+    let n = 0;
+    for (const s of this.seqs) if (!s.done) n++;
+    return n;
   }
 
   private async run(): Promise<void> {
     // Let every line submitted in this turn of the event loop queue up, so they share one vision pass.
     await new Promise((resolve) => setImmediate(resolve));
-    while (this.queue.length || this.seqs.some((s) => !s.done)) {
-      await this.admit();
-      if (!this.seqs.some((s) => !s.done)) continue;
+    while (this.queue.length || this.live || this.vision) {
+      if (this.stopping) {
+        const e = this.stopping;
+        for (const s of this.seqs) if (!s.done) this.finish(s, e);
+        for (const p of this.queue.splice(0)) p.reject(e);
+        if (this.vision) {
+          await this.vision.result; // the worker finishes the pass it started; its lines fail with the rest
+          for (const p of this.vision.group) p.reject(e);
+          this.vision = null;
+        }
+        break;
+      }
+      this.startVision();
+      if (this.vision?.settled) this.joinVision();
+      if (!this.live) {
+        if (this.vision) await this.vision.result; // nothing to decode until the vision pass lands
+        continue;
+      }
       try {
         await this.step();
       } catch (e) {
@@ -238,48 +291,74 @@ export class Scheduler {
         this.cache = null;
         this.vis = null;
       }
+      // onnxruntime's promises settle without a turn of the event loop: give the vision worker's answer one.
+      if (this.vision) await new Promise((resolve) => setImmediate(resolve));
     }
     this.compact(true);
   }
 
-  private async admit(): Promise<void> {
+  /**
+   * Start the vision pass for the lines waiting, if there is room for them and no pass is in flight. It runs in
+   * the vision worker while the batch goes on decoding; the lines join at a step boundary once it lands.
+   * The group is read narrowest first in chunks of similar widths: each chunk is padded only to its own widest
+   * line (a page's headings and short last lines no longer cost a full-width pass).
+   */
+  private startVision(): void {
+    if (this.vision) return;
     this.queue = this.queue.filter((p) => {
       if (!p.task.signal?.aborted) return true;
       p.reject(new EngineError('CANCELLED', 'decoding was cancelled'));
       return false;
     });
-    const live = this.seqs.filter((s) => !s.done).length;
+    const live = this.live;
     const room = this.opts.maxBatch - live;
     if (!this.queue.length || room <= 0) return;
     // Joining copies the batch's caches (compaction, then the new rows): admit in groups, not a line at a time
     // as single slots free up, unless the batch is running low.
     if (live >= this.opts.maxBatch / 2 && room < Math.max(1, Math.ceil(this.opts.maxBatch / 4)) && this.queue.length >= room) return;
+    const { height, widthMultiple, maxWidth } = this.bundle.config.image;
+    const group = this.queue.splice(0, room).sort((a, b) => a.task.crop.width - b.task.crop.width);
+    const passes: Promise<VisualState>[] = [];
+    for (let i = 0; i < group.length; i += VISION_CHUNK) {
+      passes.push(runVision(this.bundle, packBatch(group.slice(i, i + VISION_CHUNK).map((p) => p.task.crop), { height, widthMultiple, maxWidth })));
+    }
+    const t0 = performance.now();
+    const pass: VisionPass = { group, chunks: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
+    pass.result = Promise.all(passes).then(
+      (chunks) => {
+        pass.chunks = chunks;
+      },
+      (e: unknown) => {
+        pass.error = e;
+      },
+    ).finally(() => {
+      pass.ms = performance.now() - t0;
+      pass.settled = true;
+    });
+    this.vision = pass;
+  }
+
+  /** The landed vision pass's lines join the batch (or fail, if the pass failed; the batch is untouched). */
+  private joinVision(): void {
+    const pass = this.vision;
+    if (!pass) return;
+    this.vision = null;
+    if (pass.error) {
+      for (const p of pass.group) p.reject(pass.error);
+      return;
+    }
     this.compact(true);
-    const group = this.queue.splice(0, room);
     try {
-      await this.join(group);
+      this.join(pass);
     } catch (e) {
-      // The joining lines fail; the lines already decoding are untouched.
-      for (const p of group) p.reject(e);
+      for (const p of pass.group) p.reject(e);
     }
   }
 
-  /**
-   * The vision pass for a group of lines, then their rows join the batch. The group is read narrowest first in
-   * chunks of similar widths: each chunk is padded only to its own widest line (a page's headings and short last
-   * lines no longer cost a full-width pass), and onnxruntime-node runs on the event loop's thread, so a chunk
-   * is also the longest the server stops answering.
-   */
-  private async join(unsorted: Pending[]): Promise<void> {
+  /** A group's rows join the batch, their visual states copied in after the running batch's. */
+  private join(pass: VisionPass): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
-    const { height, widthMultiple, maxWidth } = this.bundle.config.image;
-    const group = [...unsorted].sort((a, b) => a.task.crop.width - b.task.crop.width);
-    const t0 = performance.now();
-    const chunks: VisualState[] = [];
-    for (let i = 0; i < group.length; i += VISION_CHUNK) {
-      chunks.push(await runVision(this.bundle, packBatch(group.slice(i, i + VISION_CHUNK).map((p) => p.task.crop), { height, widthMultiple, maxWidth })));
-    }
-    const ms = performance.now() - t0;
+    const { group, chunks, ms } = pass;
     const { bos, ctcBlank } = this.bundle.config.specialIds;
     const ctc = chunks.flatMap((c) => ctcGreedy(c, ctcBlank));
     const real = chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => {
@@ -294,9 +373,11 @@ export class Scheduler {
     // The chunks join the running batch in one copy.
     const joining = Boolean(this.cache && this.vis && this.seqs.length);
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;
-    const vis = parts.length === 1 ? parts[0] : concatVisual(parts, nLayers, nHeads, headDim);
+    const vis = parts.length === 1 ? parts[0] : concatVisual(parts, nLayers, nHeads, headDim, this.pool);
+    if (vis !== this.vis) this.dropVisual();
     if (!joining || !this.cache) {
-      this.cache = new KvCache(nLayers, nHeads, headDim, seqs.length);
+      this.cache?.release();
+      this.cache = new KvCache(nLayers, nHeads, headDim, seqs.length, undefined, this.pool);
       this.vis = vis;
       this.seqs = seqs;
     } else {
@@ -331,14 +412,23 @@ export class Scheduler {
     if (!gone || (!force && gone < Math.max(1, this.seqs.length / 4))) return;
     if (!keep.length) {
       this.seqs = [];
+      this.cache.release();
       this.cache = null;
-      this.vis = null;
+      this.dropVisual();
       return;
     }
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     this.cache.keepRows(keep);
-    this.vis = keepVisualRows(this.vis, keep, nLayers, nHeads, headDim);
+    const kept = keepVisualRows(this.vis, keep, nLayers, nHeads, headDim, this.pool);
+    this.dropVisual();
+    this.vis = kept;
     this.seqs = keep.map((i) => this.seqs[i]);
+  }
+
+  /** The batch's visual state is no longer read: its buffers go back to the pool. */
+  private dropVisual(): void {
+    if (this.vis) releaseVisual(this.vis, this.pool);
+    this.vis = null;
   }
 
   private finish(s: Sequence, error?: unknown): void {
@@ -428,10 +518,11 @@ export class Scheduler {
     const fullRows = this.seqs.map((s) => s.focal === null);
     const pruning = this.seqs.some((s) => !s.done && s.focal !== null);
     const gathered = pruning
-      ? gatherVisual(vis, this.seqs.map((s) => (s.done ? [0] : s.focal)), nLayers, nHeads, headDim)
+      ? gatherVisual(vis, this.seqs.map((s) => (s.done ? [0] : s.focal)), nLayers, nHeads, headDim, this.pool)
       : null;
     const t0 = performance.now();
     const out = await decoderStep(this.bundle, cache, gathered?.state ?? vis, { tokens, positions, attend });
+    if (gathered) this.pool.give(gathered.state.k, gathered.state.v);
     const ms = performance.now() - t0;
     this.forwards++;
 

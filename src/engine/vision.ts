@@ -1,6 +1,6 @@
 /** The vision pass: pixels -> per-layer visual K/V (once per crop) and CTC logits. */
-import * as ort from 'onnxruntime-node';
 import type { Bundle } from './bundle.js';
+import type { FloatPool } from './float-pool.js';
 import type { PixelBatch } from './preprocess.js';
 
 /** Visual K/V for a batch of rows, laid out [L, B, H, V, dh] as the decoder takes them. */
@@ -14,28 +14,26 @@ export interface VisualState {
 }
 
 export async function runVision(bundle: Bundle, px: PixelBatch): Promise<VisualState> {
-  const h = bundle.config.image.height;
-  const out = await bundle.vision.run({
-    pixels: new ort.Tensor('float32', px.pixels, [px.batch, 1, h, px.width]),
-    widths: new ort.Tensor('int64', px.widths, [px.batch]),
-  });
-  const k = out.vis_k;
-  return {
-    k: k.data as Float32Array,
-    v: out.vis_v.data as Float32Array,
-    mask: out.vis_mask.data as Float32Array,
-    ctcLogits: out.ctc_logits.data as Float32Array,
-    batch: px.batch,
-    visual: Number(k.dims[3]),
-  };
+  const out = await bundle.vision.run(px, bundle.config.image.height);
+  return { ...out, batch: px.batch };
+}
+
+/** A zeroed array, from the pool when there is one. */
+function zeros(n: number, pool?: FloatPool): Float32Array {
+  return pool ? pool.take(n) : new Float32Array(n);
+}
+
+/** Hand a visual state's arrays back to the pool they came from, once nothing reads them. */
+export function releaseVisual(s: VisualState, pool: FloatPool): void {
+  pool.give(s.k, s.v, s.mask, s.ctcLogits);
 }
 
 /** Keep only these rows of a visual state (finished sequences leave the batch). */
-export function keepVisualRows(s: VisualState, rows: readonly number[], layers: number, heads: number, headDim: number): VisualState {
+export function keepVisualRows(s: VisualState, rows: readonly number[], layers: number, heads: number, headDim: number, pool?: FloatPool): VisualState {
   const per = heads * s.visual * headDim;
   const nb = rows.length;
-  const k = new Float32Array(layers * nb * per);
-  const v = new Float32Array(k.length);
+  const k = zeros(layers * nb * per, pool);
+  const v = zeros(k.length, pool);
   for (let l = 0; l < layers; l++) {
     rows.forEach((r, i) => {
       const src = (l * s.batch + r) * per;
@@ -44,9 +42,9 @@ export function keepVisualRows(s: VisualState, rows: readonly number[], layers: 
       v.set(s.v.subarray(src, src + per), dst);
     });
   }
-  const mask = new Float32Array(nb * s.visual);
+  const mask = zeros(nb * s.visual, pool);
   const vocab = s.ctcLogits.length / (s.batch * s.visual);
-  const ctc = new Float32Array(nb * s.visual * vocab);
+  const ctc = zeros(nb * s.visual * vocab, pool);
   rows.forEach((r, i) => {
     mask.set(s.mask.subarray(r * s.visual, (r + 1) * s.visual), i * s.visual);
     ctc.set(s.ctcLogits.subarray(r * s.visual * vocab, (r + 1) * s.visual * vocab), i * s.visual * vocab);
@@ -75,14 +73,14 @@ export function ctcGreedy(s: VisualState, blank: number): number[][] {
 }
 
 /** Rows of each state after those of the one before, all padded to the longest visual length. */
-export function concatVisual(states: readonly VisualState[], layers: number, heads: number, headDim: number): VisualState {
+export function concatVisual(states: readonly VisualState[], layers: number, heads: number, headDim: number, pool?: FloatPool): VisualState {
   const V = Math.max(...states.map((s) => s.visual));
   const B = states.reduce((n, s) => n + s.batch, 0);
   const vocab = states[0].ctcLogits.length / (states[0].batch * states[0].visual);
-  const k = new Float32Array(layers * B * heads * V * headDim);
-  const v = new Float32Array(k.length);
-  const mask = new Float32Array(B * V);
-  const ctc = new Float32Array(B * V * vocab);
+  const k = zeros(layers * B * heads * V * headDim, pool);
+  const v = zeros(k.length, pool);
+  const mask = zeros(B * V, pool);
+  const ctc = zeros(B * V * vocab, pool);
   let offset = 0;
   for (const s of states) {
     const tok = s.visual * headDim;

@@ -24,7 +24,7 @@ const EnvSchema = z.object({
   /** Jobs one worker reads at once; their lines share engine batches. */
   SPECULA_CONCURRENCY: int(4),
   SPECULA_MAX_BATCH: int(32),
-  /** onnxruntime intra-op threads per worker process (0 = onnxruntime's default, one per core). */
+  /** onnxruntime intra-op threads per session (0 = one per core). On 2 cores, 1 gave the most pages/s under concurrent load and 2 the fastest single job (bench:api). */
   SPECULA_THREADS: int(0, 0),
   SPECULA_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024),
   SPECULA_MAX_PIXELS: int(100_000_000),

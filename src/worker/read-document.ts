@@ -7,8 +7,7 @@
  */
 import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
 import { cropLines } from '../document/crop-lines.js';
-import { deskew } from '../document/deskew.js';
-import { analyzeLayoutOffThread } from '../document/layout/off-thread.js';
+import { preparePageOffThread } from '../document/layout/off-thread.js';
 import { DEFAULT_SOURCE_LIMITS, openSource, type SourceLimits } from '../document/source.js';
 import { DocumentContext } from '../engine/document-context.js';
 import type { Engine, ReadMetrics } from '../engine/engine.js';
@@ -64,8 +63,7 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
   try {
     for (const index of source.pages) {
       if (stop.signal.aborted) break;
-      const { page } = await deskew(await source.render(index));
-      const layout = await analyzeLayoutOffThread(page);
+      const { page, layout } = await preparePageOffThread(await source.render(index));
       const boxes = layout.blocks.flatMap((b) => b.lines.map((l) => l.box));
       const crops = await cropLines(page, boxes, engine.imageSpec);
       lineCount += crops.length;

@@ -1,7 +1,10 @@
-/** The layout analysis as a worker-thread task (see off-thread.ts): a page in, its layout out. */
+/** Deskew and layout analysis as a worker-thread task (see off-thread.ts): a page in, straightened and laid out. */
 import type { GrayPage } from '../decode-image.js';
-import { analyzeLayout, type PageLayout } from './analyze.js';
+import { deskew } from '../deskew.js';
+import { analyzeLayout } from './analyze.js';
+import type { PreparedPage } from './off-thread.js';
 
-export default function layoutTask(page: GrayPage): PageLayout {
-  return analyzeLayout(page);
+export default async function prepareTask(rendered: GrayPage): Promise<PreparedPage> {
+  const { page, degrees } = await deskew(rendered);
+  return { page, degrees, layout: analyzeLayout(page) };
 }

@@ -1,0 +1,137 @@
+/**
+ * Where the vision pass runs. On CPU it runs in a worker thread with its own onnxruntime session:
+ * onnxruntime-node runs a session on the calling thread, so on the main thread a page's vision pass (hundreds of
+ * milliseconds) would stop the decoder's steps, and the server's answers, for that long. In a worker it overlaps
+ * the decoding of lines already in the batch. On CUDA the session stays in-process (the GPU does the work).
+ */
+import { Worker } from 'node:worker_threads';
+import * as ort from 'onnxruntime-node';
+import { EngineError } from './errors.js';
+import type { PixelBatch } from './preprocess.js';
+
+/** The vision graph's outputs for one batch: visual K/V [L, B, H, V, dh], mask [B, V], CTC logits [B, V, vocab]. */
+export interface VisionOutputs {
+  k: Float32Array;
+  v: Float32Array;
+  mask: Float32Array;
+  ctcLogits: Float32Array;
+  visual: number;
+}
+
+export interface VisionRunner {
+  run(px: PixelBatch, height: number): Promise<VisionOutputs>;
+  release(): Promise<void>;
+}
+
+/** What the worker thread is started with. */
+export interface VisionWorkerData {
+  bytes: Uint8Array;
+  options: ort.InferenceSession.SessionOptions;
+}
+
+export interface VisionRequest {
+  id: number;
+  pixels: Float32Array;
+  widths: BigInt64Array;
+  batch: number;
+  height: number;
+  width: number;
+}
+
+export type VisionResponse = { ready: true } | { ready: false; error: string } | { id: number; out: VisionOutputs } | { id: number; error: string };
+
+/** The session on this thread (CUDA, where launching kernels is all the thread does). */
+export class InProcessVision implements VisionRunner {
+  constructor(private readonly session: ort.InferenceSession) {}
+
+  async run(px: PixelBatch, height: number): Promise<VisionOutputs> {
+    const out = await this.session.run({
+      pixels: new ort.Tensor('float32', px.pixels, [px.batch, 1, height, px.width]),
+      widths: new ort.Tensor('int64', px.widths, [px.batch]),
+    });
+    return {
+      k: out.vis_k.data as Float32Array,
+      v: out.vis_v.data as Float32Array,
+      mask: out.vis_mask.data as Float32Array,
+      ctcLogits: out.ctc_logits.data as Float32Array,
+      visual: Number(out.vis_k.dims[3]),
+    };
+  }
+
+  release(): Promise<void> {
+    return this.session.release();
+  }
+}
+
+/** The session in a worker thread; requests are answered in order, one at a time. */
+export class WorkerVision implements VisionRunner {
+  private readonly pending = new Map<number, { resolve: (o: VisionOutputs) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private failure: Error | null = null;
+  /** Closing: the thread stays referenced until it has exited (release() waits for that). */
+  private closing = false;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (m: VisionResponse) => {
+      if (!('id' in m)) return;
+      const p = this.pending.get(m.id);
+      this.pending.delete(m.id);
+      if ('out' in m) p?.resolve(m.out);
+      else p?.reject(new Error(`vision pass failed: ${m.error}`));
+      this.idle();
+    });
+    // A worker that dies fails what it held; the engine reports those lines and later vision passes fail clearly.
+    const fail = (e: Error): void => {
+      this.failure ??= e;
+      for (const p of this.pending.values()) p.reject(this.failure);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the vision worker thread exited (code ${code})`)));
+    this.idle();
+  }
+
+  /** Start the worker and open its session; rejects with onnxruntime's message when the model cannot load. */
+  static open(data: VisionWorkerData): Promise<WorkerVision> {
+    const worker = new Worker(new URL('./vision-worker.js', import.meta.url), { workerData: data });
+    return new Promise((resolve, reject) => {
+      const onError = (e: Error): void => reject(e);
+      worker.once('error', onError);
+      worker.once('message', (m: VisionResponse) => {
+        worker.off('error', onError);
+        if ('ready' in m && m.ready) resolve(new WorkerVision(worker));
+        else {
+          void worker.terminate();
+          reject(new Error('error' in m ? m.error : 'the vision worker did not start'));
+        }
+      });
+    });
+  }
+
+  run(px: PixelBatch, height: number): Promise<VisionOutputs> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.ref();
+      const req: VisionRequest = { id, pixels: px.pixels, widths: px.widths, batch: px.batch, height, width: px.width };
+      // The pixels are copied (the caller may still hold them); the outputs come back moved.
+      this.worker.postMessage(req);
+    });
+  }
+
+  /** An idle worker does not keep the process alive (a CLI run ends when its work does). */
+  private idle(): void {
+    if (this.pending.size === 0 && !this.closing) this.worker.unref();
+  }
+
+  async release(): Promise<void> {
+    if (this.failure) return;
+    this.failure = new EngineError('ENGINE_CLOSED', 'the engine was closed before this line\'s vision pass finished');
+    this.closing = true;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.ref();
+    this.worker.postMessage({ close: true });
+    await exited;
+  }
+}
