@@ -66,15 +66,26 @@ export function gatherVisual(vis: VisualState, selections: readonly (number[] | 
   const k = pool ? pool.take(n) : new Float32Array(n);
   const v = pool ? pool.take(n) : new Float32Array(n);
   const mask = new Float32Array(b * width);
+  // A selection is a few runs of neighbouring columns (fixations and what follows them): one copy per run, not
+  // one per column, or the copying costs more than the attention it saves.
+  const runs = cols.map((c) => {
+    const out: [number, number, number][] = []; // [first column, slot, length]
+    for (let j = 0; j < c.length; j++) {
+      const last = out[out.length - 1];
+      if (last && c[j] === last[0] + last[2]) last[2]++;
+      else out.push([c[j], j, 1]);
+    }
+    return out;
+  });
   for (let l = 0; l < layers; l++) {
     for (let r = 0; r < b; r++) {
       for (let h = 0; h < heads; h++) {
         const src = ((l * b + r) * heads + h) * vis.visual * headDim;
         const dst = ((l * b + r) * heads + h) * width * headDim;
-        cols[r].forEach((c, j) => {
-          k.set(vis.k.subarray(src + c * headDim, src + (c + 1) * headDim), dst + j * headDim);
-          v.set(vis.v.subarray(src + c * headDim, src + (c + 1) * headDim), dst + j * headDim);
-        });
+        for (const [c, j, n] of runs[r]) {
+          k.set(vis.k.subarray(src + c * headDim, src + (c + n) * headDim), dst + j * headDim);
+          v.set(vis.v.subarray(src + c * headDim, src + (c + n) * headDim), dst + j * headDim);
+        }
       }
     }
   }

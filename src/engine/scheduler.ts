@@ -517,10 +517,11 @@ export class Scheduler {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     const fullRows = this.seqs.map((s) => s.focal === null);
     const pruning = this.seqs.some((s) => !s.done && s.focal !== null);
+    // A pruned forward's cost includes gathering its columns.
+    const t0 = performance.now();
     const gathered = pruning
       ? gatherVisual(vis, this.seqs.map((s) => (s.done ? [0] : s.focal)), nLayers, nHeads, headDim, this.pool)
       : null;
-    const t0 = performance.now();
     const out = await decoderStep(this.bundle, cache, gathered?.state ?? vis, { tokens, positions, attend });
     if (gathered) this.pool.give(gathered.state.k, gathered.state.v);
     const ms = performance.now() - t0;
