@@ -2,7 +2,8 @@
  * How many tokens to draft. A fixed number, or `auto`: from the request's measured acceptance at each draft
  * position (c_j: token j kept given the ones before it were) and the measured cost of a forward carrying T
  * tokens per row at this batch size, choose k maximising
- *   E[tokens committed] / relative cost = (1 + sum_{i<=k} prod_{j<=i} c_j) / (cost(B, 1 + k) / cost(B, 1)),
+ *   E[tokens committed] / relative cost = (1 + sum_{i<=k} prod_{j<=i} c_j) / ((cost(B, 1 + k) + o) / (cost(B, 1) + o)),
+ * where o is what a step costs besides its forward (measured as the scheduler runs),
  * and draft nothing where no k beats plain decoding (large batches, poor drafts).
  */
 export type DraftLengthSetting = number | 'auto';
@@ -33,13 +34,17 @@ export class CostTable {
     this.rows = new Map(this.batches.map((b) => [b, points.filter((p) => p.batch === b).sort((x, y) => x.perRow - y.perRow)]));
   }
 
-  /** Cost of T tokens per row relative to 1 token per row, at batch B (linear in T, in log B between batches). */
-  relative(batch: number, perRow: number): number {
+  /**
+   * Cost of a step carrying T tokens per row relative to one carrying 1, at batch B (linear in T, in log B
+   * between batches); `overheadMs`: what every step costs besides its forward.
+   */
+  relative(batch: number, perRow: number, overheadMs = 0): number {
     const rel = this.batches.map((b) => {
       const row = this.rows.get(b) as CostPoint[];
       const xs = row.map((p) => p.perRow);
       const ys = row.map((p) => p.ms);
-      return interp(xs, ys, perRow) / interp(xs, ys, 1);
+      const scale = b / Math.max(1, batch); // the overhead measured at `batch` rows, as it would be at b rows
+      return (interp(xs, ys, perRow) + overheadMs * scale) / (interp(xs, ys, 1) + overheadMs * scale);
     });
     const b = Math.min(Math.max(batch, this.batches[0]), this.batches[this.batches.length - 1]);
     return interp(this.batches.map(Math.log), rel, Math.log(b));
@@ -67,8 +72,11 @@ export class DraftLengthPolicy {
     return Math.min(0.99, (this.kept[i] + 3) / (this.tried[i] + 4));
   }
 
-  /** `width`: tokens a draft of k puts in the forward per drafted token (3 for diffusion: draft plus blocks). */
-  next(batch: number, costs: CostTable | null, width = 1): number {
+  /**
+   * `width`: tokens a draft of k puts in the forward per drafted token (3 for diffusion: draft plus blocks);
+   * `overheadMs`: what a step costs besides its forward, at this batch.
+   */
+  next(batch: number, costs: CostTable | null, width = 1, overheadMs = 0): number {
     if (this.setting !== 'auto') return this.setting;
     if (!costs) return 4;
     let best = 0;
@@ -78,7 +86,7 @@ export class DraftLengthPolicy {
     for (let k = 1; k <= MAX_DRAFT_LENGTH; k++) {
       survive *= this.rate(k - 1);
       expected += survive;
-      const rate = expected / costs.relative(batch, 1 + width * k);
+      const rate = expected / costs.relative(batch, 1 + width * k, overheadMs);
       if (rate > bestRate * 1.02) {
         best = k;
         bestRate = rate;

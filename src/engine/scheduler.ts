@@ -244,6 +244,12 @@ export class Scheduler {
   }
 
   private stopping: Error | null = null;
+  /**
+   * What a step costs besides its forward and its drafting (building inputs, verifying, committing, compacting),
+   * per row, measured as steps run: it is paid once per forward, so it makes long drafts cheaper than the
+   * forward-cost table alone says (at batch 32 it is comparable to the forward itself).
+   */
+  private overheadPerRow = 0;
 
   /**
    * Stop: lines in flight and waiting fail with `error` at the next step boundary; resolves when the loop has
@@ -479,8 +485,10 @@ export class Scheduler {
       this.compact(true);
       return; // everything in the batch was cancelled: no forward to run
     }
+    const stepStart = performance.now();
+    let draftMs = 0;
     for (const s of this.seqs) {
-      s.budget = s.done || s.p.task.drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs, s.p.task.drafter.forwardWidthPerToken), s.limit - s.tokens.length);
+      s.budget = s.done || s.p.task.drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs, s.p.task.drafter.forwardWidthPerToken, this.overheadPerRow * batch), s.limit - s.tokens.length);
     }
     // Drafts, asked of each drafter for its own sequences at once.
     const drafts: Draft[] = this.seqs.map(() => ({ tokens: [] }));
@@ -502,6 +510,7 @@ export class Scheduler {
       const t0 = performance.now();
       const proposed = await drafter.propose(rows.map((r) => this.seqs[r]));
       const ms = performance.now() - t0;
+      draftMs += ms;
       for (const m of new Set(rows.map((r) => this.seqs[r].p.task.metrics))) m.drafting(ms);
       rows.forEach((r, i) => (drafts[r] = clip(proposed[i], this.seqs[r].budget, this.seqs[r].tree)));
     }
@@ -605,6 +614,8 @@ export class Scheduler {
       }
     }
     this.compact(false);
+    const overhead = Math.max(0, performance.now() - stepStart - draftMs - ms) / Math.max(1, rows);
+    this.overheadPerRow = this.overheadPerRow === 0 ? overhead : 0.9 * this.overheadPerRow + 0.1 * overhead;
   }
 }
 
