@@ -21,7 +21,7 @@ import { gatherVisual, nextSelection, REFRESH_BELOW, REFRESH_EVERY } from './foc
 import { FloatPool } from './float-pool.js';
 import { concatVisual, ctcGreedy, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
 
-/** Most lines in one vision pass (see Scheduler.join). */
+/** Most lines in one vision pass (see Scheduler.startVision). */
 const VISION_CHUNK = 8;
 
 export interface LineTask {
@@ -143,6 +143,14 @@ export class Scheduler {
   private costs: CostTable | null = null;
   private calibrating: Promise<CostTable> | null = null;
   private vision: VisionPass | null = null;
+  /** Set by shutdown(): the error every line still in the engine, and every later read, fails with. */
+  private stopping: Error | null = null;
+  /**
+   * What a step costs besides its forward and its drafting (building inputs, verifying, committing, compacting),
+   * per row, measured as steps run: it is paid once per forward, so it makes long drafts cheaper than the
+   * forward-cost table alone says (at batch 32 it is comparable to the forward itself).
+   */
+  private overheadPerRow = 0;
   /** The batch's visual state and text cache are rebuilt as lines join and leave: on recycled buffers. */
   private readonly pool = new FloatPool();
 
@@ -242,14 +250,6 @@ export class Scheduler {
         if (this.queue.length || this.live) this.kick();
       });
   }
-
-  private stopping: Error | null = null;
-  /**
-   * What a step costs besides its forward and its drafting (building inputs, verifying, committing, compacting),
-   * per row, measured as steps run: it is paid once per forward, so it makes long drafts cheaper than the
-   * forward-cost table alone says (at batch 32 it is comparable to the forward itself).
-   */
-  private overheadPerRow = 0;
 
   /**
    * Stop: lines in flight and waiting fail with `error` at the next step boundary; resolves when the loop has
