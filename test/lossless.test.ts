@@ -131,6 +131,9 @@ describe('lossless drafters match greedy AR on real lines', () => {
     // The newcomer joins once its vision pass lands (it runs beside the decoding): the running request is the
     // larger and slower one, so it is still decoding then.
     const half = 30;
+    // The newcomer's `auto` draft length needs the forward-cost table: measure it first, or the newcomer would
+    // wait for it while the first request finishes.
+    await engine.readLines(some.slice(0, 1), { decoding: { drafter: 'ngram', verifier: 'tree', draftLength: 'auto' } });
     const before = engine.stats.forwards;
     let joined: Promise<Awaited<ReturnType<Engine['readLines']>>> | null = null;
     const first = engine.readLines(some.slice(0, half), {
