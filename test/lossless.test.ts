@@ -130,7 +130,7 @@ describe('lossless drafters match greedy AR on real lines', () => {
     const some = lines.slice(0, 40).map((l) => l.crop);
     // The newcomer joins once its vision pass lands (it runs beside the decoding): the running request is the
     // larger and slower one, so it is still decoding then.
-    const half = 30;
+    const half = some.length - Math.max(1, Math.floor(some.length / 4)); // fewer lines when ../shared/eval is absent
     // The newcomer's `auto` draft length needs the forward-cost table: measure it first, or the newcomer would
     // wait for it while the first request finishes.
     await engine.readLines(some.slice(0, 1), { decoding: { drafter: 'ngram', verifier: 'tree', draftLength: 'auto' } });
