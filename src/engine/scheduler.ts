@@ -237,13 +237,10 @@ export class Scheduler {
     this.loop = this.run()
       .catch((e: unknown) => {
         // Nothing may escape the loop: fail what is in flight and waiting, keep the engine alive.
-        for (const s of this.seqs) if (!s.done) s.p.reject(e);
         for (const p of this.queue.splice(0)) p.reject(e);
         for (const p of this.vision?.group ?? []) p.reject(e);
         this.vision = null;
-        this.seqs = [];
-        this.cache = null;
-        this.vis = null;
+        this.failBatch(e);
       })
       .finally(() => {
         this.loop = null;
@@ -291,11 +288,8 @@ export class Scheduler {
       try {
         await this.step();
       } catch (e) {
-        // A failed forward fails the lines in flight, not the engine: reject them and start clean.
-        for (const s of this.seqs) if (!s.done) s.p.reject(e);
-        this.seqs = [];
-        this.cache = null;
-        this.vis = null;
+        // A failed forward fails the lines in flight, not the engine.
+        this.failBatch(e);
       }
       // onnxruntime's promises settle without a turn of the event loop: give the vision worker's answer one.
       if (this.vision) await new Promise((resolve) => setImmediate(resolve));
@@ -429,6 +423,14 @@ export class Scheduler {
     this.dropVisual();
     this.vis = kept;
     this.seqs = keep.map((i) => this.seqs[i]);
+  }
+
+  /** Reject the lines in the batch and start clean (their buffers are left to the GC: a forward may have failed mid-use). */
+  private failBatch(e: unknown): void {
+    for (const s of this.seqs) if (!s.done) s.p.reject(e);
+    this.seqs = [];
+    this.cache = null;
+    this.vis = null;
   }
 
   /** The batch's visual state is no longer read: its buffers go back to the pool. */

@@ -40,22 +40,27 @@ export interface VisionRequest {
 
 export type VisionResponse = { ready: true } | { ready: false; error: string } | { id: number; out: VisionOutputs } | { id: number; error: string };
 
+/** One vision pass on a session, wherever the session lives (this thread or the worker). */
+export async function runVisionSession(session: ort.InferenceSession, px: PixelBatch, height: number): Promise<VisionOutputs> {
+  const out = await session.run({
+    pixels: new ort.Tensor('float32', px.pixels, [px.batch, 1, height, px.width]),
+    widths: new ort.Tensor('int64', px.widths, [px.batch]),
+  });
+  return {
+    k: out.vis_k.data as Float32Array,
+    v: out.vis_v.data as Float32Array,
+    mask: out.vis_mask.data as Float32Array,
+    ctcLogits: out.ctc_logits.data as Float32Array,
+    visual: Number(out.vis_k.dims[3]),
+  };
+}
+
 /** The session on this thread (CUDA, where launching kernels is all the thread does). */
 export class InProcessVision implements VisionRunner {
   constructor(private readonly session: ort.InferenceSession) {}
 
-  async run(px: PixelBatch, height: number): Promise<VisionOutputs> {
-    const out = await this.session.run({
-      pixels: new ort.Tensor('float32', px.pixels, [px.batch, 1, height, px.width]),
-      widths: new ort.Tensor('int64', px.widths, [px.batch]),
-    });
-    return {
-      k: out.vis_k.data as Float32Array,
-      v: out.vis_v.data as Float32Array,
-      mask: out.vis_mask.data as Float32Array,
-      ctcLogits: out.ctc_logits.data as Float32Array,
-      visual: Number(out.vis_k.dims[3]),
-    };
+  run(px: PixelBatch, height: number): Promise<VisionOutputs> {
+    return runVisionSession(this.session, px, height);
   }
 
   release(): Promise<void> {

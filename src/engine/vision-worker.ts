@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import type { VisionRequest, VisionResponse, VisionWorkerData } from './vision-runner.js';
+import { runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
 
 const port = parentPort;
 if (!port) throw new Error('vision-worker.js runs as a worker thread');
@@ -29,16 +29,9 @@ port.on('message', (req: VisionRequest | { close: true }) => {
   }
   void (async (): Promise<void> => {
     try {
-      const out = await session.run({
-        pixels: new ort.Tensor('float32', req.pixels, [req.batch, 1, req.height, req.width]),
-        widths: new ort.Tensor('int64', req.widths, [req.batch]),
-      });
-      const k = out.vis_k.data as Float32Array;
-      const v = out.vis_v.data as Float32Array;
-      const mask = out.vis_mask.data as Float32Array;
-      const ctcLogits = out.ctc_logits.data as Float32Array;
-      const res: VisionResponse = { id: req.id, out: { k, v, mask, ctcLogits, visual: Number(out.vis_k.dims[3]) } };
-      port.postMessage(res, [k.buffer, v.buffer, mask.buffer, ctcLogits.buffer] as ArrayBuffer[]);
+      const out = await runVisionSession(session, req, req.height);
+      const res: VisionResponse = { id: req.id, out };
+      port.postMessage(res, [out.k.buffer, out.v.buffer, out.mask.buffer, out.ctcLogits.buffer] as ArrayBuffer[]);
     } catch (e) {
       port.postMessage({ id: req.id, error: (e as Error).message } satisfies VisionResponse);
     }
