@@ -264,10 +264,13 @@ def visual_mask(widths, nv: int, stride: int = 4):
 
 @torch.no_grad()
 def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: int):
-    """Plain greedy AR decoding through the decoder contract (the same path the engine runs)."""
+    """Plain greedy AR decoding through the decoder contract (the same path the engine runs), with the engine's
+    per-line cap: no more tokens than the line has visual tokens, plus 4 (greedy.ts, scheduler.ts), which also
+    ends a runaway repetition where the engine would."""
     b = pixels.shape[0]
     dev = pixels.device
     vk, vv, ctc, vm = model.vision(pixels, widths)
+    limit = vm.sum(1).long() + 4
     L, _, H, _, dh = vk.shape
     cache_k = torch.zeros(L, b, H, max_len + 1, dh, device=dev, dtype=vk.dtype)
     cache_v = torch.zeros_like(cache_k)
@@ -286,7 +289,7 @@ def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: 
         nxt = logits[:, -1].argmax(-1)
         nxt = torch.where(done, torch.full_like(nxt, eos), nxt)
         out[:, step] = nxt
-        done |= nxt == eos
+        done |= (nxt == eos) | (step + 1 >= limit)
         tok = nxt[:, None]
         if bool(done.all()):
             break
