@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # End a base training run and ship it: stop the run (it writes weights.pt on SIGTERM), measure the focal layers,
-# export the bundle (mask blocks 2-16), re-fit the MTP head to the new base, export the head into the bundle,
-# score the real line sets into config.json, and keep the weights and logs as the committed checkpoints.
+# export the bundle (mask blocks 2-16), re-fit the MTP and P-MTP heads to the new base, export them into the
+# bundle, score the real line sets into config.json, and keep the weights and logs as the committed checkpoints.
 #
-#   bash training/finish.sh [RUN] [MTP_HOURS]      (defaults: training/runs/base, 0.15)
+#   bash training/finish.sh [RUN] [MTP_HOURS] [PMTP_HOURS]      (defaults: training/runs/base, 0.15, 0.2)
 #
 # Needs `npm run build` first (the exporter calls check-bundle) and the evaluation folder for the last step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN=${1:-training/runs/base}
 MTP_HOURS=${2:-0.15}
+PMTP_HOURS=${3:-0.2}
 PY=/usr/bin/python3
 export OMP_WAIT_POLICY=passive
 
@@ -29,6 +30,14 @@ $PY training/mtp.py train --base "$RUN/weights.pt" --init training/checkpoints/s
   --run training/runs/mtp-refit --hours "$MTP_HOURS"
 $PY training/mtp.py export --base "$RUN/weights.pt" --head training/runs/mtp-refit/mtp.pt --bundle models/specula-line-base
 
+# The P-MTP head: from its last checkpoint where there is one (else from the MTP head, with the depth curriculum).
+rm -rf training/runs/pmtp-refit
+PMTP_INIT=training/checkpoints/specula-pmtp-head.pt
+[[ -f "$PMTP_INIT" ]] || PMTP_INIT=training/runs/mtp-refit/mtp.pt
+$PY training/mtp.py train --base "$RUN/weights.pt" --init "$PMTP_INIT" --depth 8 --progressive-steps 240 \
+  --run training/runs/pmtp-refit --hours "$PMTP_HOURS"
+$PY training/mtp.py export --name pmtp --base "$RUN/weights.pt" --head training/runs/pmtp-refit/mtp.pt --bundle models/specula-line-base
+
 node dist/src/cli/main.js eval --suite lines --drafter none --write-config --out eval-results/lines.json
 
 cp "$RUN/weights.pt" training/checkpoints/specula-line-base.pt
@@ -37,4 +46,7 @@ mv /tmp/specula-base-log.jsonl training/checkpoints/specula-line-base.log.jsonl
 cp training/runs/mtp-refit/mtp.pt training/checkpoints/specula-mtp-head.pt
 cat training/checkpoints/specula-mtp-head.log.jsonl training/runs/mtp-refit/log.jsonl > /tmp/specula-mtp-log.jsonl
 mv /tmp/specula-mtp-log.jsonl training/checkpoints/specula-mtp-head.log.jsonl
+cp training/runs/pmtp-refit/mtp.pt training/checkpoints/specula-pmtp-head.pt
+cat training/checkpoints/specula-pmtp-head.log.jsonl training/runs/pmtp-refit/log.jsonl 2>/dev/null > /tmp/specula-pmtp-log.jsonl || true
+mv /tmp/specula-pmtp-log.jsonl training/checkpoints/specula-pmtp-head.log.jsonl
 echo "== shipped step $step"

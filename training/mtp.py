@@ -11,7 +11,16 @@ LM head, all frozen: only the block is trained.
 Depth k (1-based) predicts token t+k+1 from depth k-1's state (depth 0 = the base's hidden state at t) and token
 t+k. Training is teacher-forced over every position at once; as in P-MTP, depth k's loss at a position is
 weighted by the head's own (detached) probability of having drafted depths 1..k-1 right there, so depth is
-learnt where the path to it is reliable. (P-MTP's curriculum over training time is not reproduced.)
+learnt where the path to it is reliable.
+
+Two heads come from this file. `mtp` (FastMTP): depth 3. `pmtp` (P-MTP): a deeper look-ahead (--depth 8) with
+P-MTP's curriculum over training time as well: depth k joins the loss gradually, deeper depths later
+(--progressive-steps), so the shallow depths the deep ones stand on are learnt first.
+
+    # the P-MTP head: starts from the mtp head's block, exported beside it as pmtp.onnx
+    /usr/bin/python3 training/mtp.py train --base training/checkpoints/specula-line-base.pt --init training/checkpoints/specula-mtp-head.pt \
+      --depth 8 --progressive-steps 240 --run training/runs/pmtp --hours 0.25
+    /usr/bin/python3 training/mtp.py export --name pmtp --base training/checkpoints/specula-line-base.pt --head training/runs/pmtp/mtp.pt --bundle models/specula-line-base
 """
 import argparse
 import hashlib
@@ -93,7 +102,17 @@ def head_logits(base: OCRModel, state):
     return base.lm_head(base.ln_f(state))
 
 
-def mtp_loss(base, head, pixels, widths, tokens, targets, route: float = 0.0, focal=(2, 3)):
+def curriculum_weight(k: int, step: int, progressive_steps: int, depth: int) -> float:
+    """P-MTP's curriculum: depth k (1-based) enters the loss after (k-1)/depth of the progressive steps and
+    reaches full weight 1/depth of them later; depth 1 counts from the start. 0 steps: every depth at once."""
+    if progressive_steps <= 0 or k == 1:
+        return 1.0
+    span = progressive_steps / depth
+    return float(min(1.0, max(0.0, (step - (k - 1) * span) / span)))
+
+
+def mtp_loss(base, head, pixels, widths, tokens, targets, route: float = 0.0, focal=(2, 3), depth: int = DEPTH,
+             weights=None):
     """tokens = [BOS, c1..cn] (+PAD), targets = [c1..cn, EOS] (+PAD). Depth k at position i predicts targets[i+k]
     from the state of depth k-1 and the embedding of targets[i+k-1] at position i+k. route > 0: the head sees only
     the routed share of the visual tokens chosen at position i (every depth drafted from there)."""
@@ -105,8 +124,9 @@ def mtp_loss(base, head, pixels, widths, tokens, targets, route: float = 0.0, fo
     # of having got depths 1..k-1 right there, i.e. of the draft surviving verification up to depth k.
     reach = torch.ones(b, t, device=tokens.device)
     total, parts = 0.0, []
-    for k in range(1, DEPTH + 1):
-        if t - k <= 0:
+    for k in range(1, depth + 1):
+        wk = 1.0 if weights is None else weights[k - 1]
+        if t - k <= 0 or wk <= 0:
             break
         # Depth k at position i: the depth k-1 state there, and the token decided at depth k-1 (targets[i+k-1], the
         # drafter's own guess at run time) at the position it will be fed (i+k); it predicts targets[i+k].
@@ -122,7 +142,7 @@ def mtp_loss(base, head, pixels, widths, tokens, targets, route: float = 0.0, fo
         reach = reach[:, : t - k]
         w = reach * valid
         loss = (ce * w).sum() / w.sum().clamp(min=1.0)
-        total = total + loss
+        total = total + wk * loss
         parts.append(float((ce * valid).sum() / valid.sum().clamp(min=1.0)))
         with torch.no_grad():
             p_true = torch.softmax(logits.float(), -1).gather(-1, want.clamp(min=0)[..., None])[..., 0]
@@ -149,6 +169,7 @@ def train(args):
     dev = torch.device(args.device)
     base, cfg = load_base(args.base, dev)
     focal = tuple(json.load(open(args.focal))["best"]) if args.route > 0 else ()
+    depth = args.depth
     head = MTPHead(cfg).to(dev)
     opt = torch.optim.AdamW(head.parameters(), lr=args.lr, weight_decay=0.01)
     last = os.path.join(args.run, "mtp-last.pt")
@@ -164,6 +185,8 @@ def train(args):
         st = torch.load(args.init, map_location=dev)
         head.load_state_dict(st["head"])
         step, seen = st.get("step", 0), st.get("seen", 0)
+        if st.get("depth", DEPTH) != depth:
+            step, seen = 0, 0  # a deeper head starts its own curriculum from the shallower head's block
         print(f"initialised the head from {args.init} (step {step})", flush=True)
     stop = {"now": False}
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
@@ -173,19 +196,20 @@ def train(args):
         torch.save({"head": head.state_dict(), "opt": opt.state_dict(), "step": step, "seen": seen}, last + ".tmp")
         os.replace(last + ".tmp", last)
         torch.save({"head": {k: v.cpu() for k, v in head.state_dict().items()}, "step": step, "seen": seen, "base": args.base,
-                    "depth": DEPTH}, os.path.join(args.run, "mtp.pt"))
+                    "depth": depth}, os.path.join(args.run, "mtp.pt"))
 
     max_chars = mp.Value("i", 120)
     ds = LineBatches(seed=4242 + step, max_chars=max_chars, pixel_budget=args.pixel_budget, max_batch=48, pool=384)
     loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=1, prefetch_factor=4, persistent_workers=True)
     log = open(os.path.join(args.run, "log.jsonl"), "a")
     t0 = time.time()
-    acc, n, lines = [0.0] * DEPTH, 0, 0
+    acc, n, lines = [0.0] * depth, 0, 0
     for batch in loader:
         pix, widths, tin, tgt = (batch[k].to(dev) for k in ("pixels", "widths", "tokens", "targets"))
         # A share of the batches routed: the one head serves `mtp` (whole line) and `routed` (a sparse view).
         routed = args.route > 0 and torch.rand(()).item() < args.route_share
-        loss, parts = mtp_loss(base, head, pix, widths, tin, tgt, args.route if routed else 0.0, focal)
+        weights = [curriculum_weight(k, step, args.progressive_steps, depth) for k in range(1, depth + 1)]
+        loss, parts = mtp_loss(base, head, pix, widths, tin, tgt, args.route if routed else 0.0, focal, depth, weights)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
@@ -198,10 +222,10 @@ def train(args):
         n += 1
         if step % 25 == 0:
             dt = time.time() - t0
-            rec = {"step": step, "seen": seen, "loss_by_depth": [a / n for a in acc], "lines_per_s": lines / dt, "minutes": dt / 60}
+            rec = {"step": step, "seen": seen, "loss_by_depth": [a / n for a in acc], "depth_weights": weights, "lines_per_s": lines / dt, "minutes": dt / 60}
             log.write(json.dumps(rec) + "\n")
             log.flush()
-            acc, n = [0.0] * DEPTH, 0
+            acc, n = [0.0] * depth, 0
         if step % 100 == 0:
             save()
         if stop["now"] or time.time() - t0 > args.hours * 3600:
@@ -241,7 +265,8 @@ def export(args):
     dh = cfg.d_model // cfg.n_heads
     ex = (torch.randn(b, cfg.d_model), torch.tensor([40, 41]), torch.tensor([3, 5]), torch.randn(b, cfg.n_heads, v, dh),
           torch.randn(b, cfg.n_heads, v, dh), torch.ones(b, v))
-    path = os.path.join(args.bundle, "mtp.onnx")
+    name = args.name
+    path = os.path.join(args.bundle, f"{name}.onnx")
     torch.onnx.export(m, ex, path, input_names=["state", "token", "position", "vis_k", "vis_v", "vis_mask"],
                       output_names=["logits", "next_state"], opset_version=17,
                       dynamic_axes={"state": {0: "b"}, "token": {0: "b"}, "position": {0: "b"}, "vis_k": {0: "b", 2: "v"},
@@ -251,13 +276,13 @@ def export(args):
     digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
     cfg_path = os.path.join(args.bundle, "config.json")
     conf = json.load(open(cfg_path))
-    conf["files"]["mtp"] = {"path": "mtp.onnx", "sha256": digest}
-    conf["heads"]["mtp"] = True
-    conf["mtp"] = {"depth": DEPTH, "steps": st.get("step"), "linesSeen": st.get("seen")}
+    conf["files"][name] = {"path": f"{name}.onnx", "sha256": digest}
+    conf["heads"][name] = True
+    conf[name] = {"depth": st.get("depth", DEPTH), "steps": st.get("step"), "linesSeen": st.get("seen")}
     golden = json.load(open(os.path.join(args.bundle, conf["golden"])))
     import base64
     enc = lambda a: base64.b64encode(a.detach().numpy().astype("float32").tobytes()).decode()  # noqa: E731
-    golden["mtp"] = {"inputs": {"state": {"shape": list(ex[0].shape), "data": enc(ex[0])}, "token": [40, 41], "position": [3, 5],
+    golden[name] = {"inputs": {"state": {"shape": list(ex[0].shape), "data": enc(ex[0])}, "token": [40, 41], "position": [3, 5],
                                 "vis_k": {"shape": list(ex[3].shape), "data": enc(ex[3])}, "vis_v": {"shape": list(ex[4].shape), "data": enc(ex[4])},
                                 "vis_mask": {"shape": list(ex[5].shape), "data": enc(ex[5])}},
                      "outputs": {"logits": {"shape": list(logits.shape), "data": enc(logits)}, "next_state": {"shape": list(nxt.shape), "data": enc(nxt)}}}
@@ -277,6 +302,9 @@ def main():
     t.add_argument("--route", type=float, default=0.0, help="train the routed view too: the share of visual tokens kept")
     t.add_argument("--route-share", type=float, default=0.5, help="share of batches trained routed")
     t.add_argument("--focal", default="training/focal.json", help="focal_layers.py's report: the layers routing reads")
+    t.add_argument("--depth", type=int, default=DEPTH, help="draft depths trained (mtp: 3; pmtp: deeper)")
+    t.add_argument("--progressive-steps", type=int, default=0,
+                   help="P-MTP curriculum: depths join the loss one after another over this many steps (0: all at once)")
     t.add_argument("--lr", type=float, default=1e-3)
     t.add_argument("--threads", type=int, default=2)
     t.add_argument("--pixel-budget", type=int, default=12000)
@@ -285,6 +313,7 @@ def main():
     e.add_argument("--base", required=True)
     e.add_argument("--head", required=True)
     e.add_argument("--bundle", required=True)
+    e.add_argument("--name", choices=["mtp", "pmtp"], default="mtp", help="which drafter head of the bundle this is")
     args = ap.parse_args()
     train(args) if args.cmd == "train" else export(args)
 
