@@ -40,8 +40,12 @@ async function main(): Promise<void> {
     ...(engine.bundle.mtp ? [
       { name: 'mtp + greedy, 3', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 3 }, lossless: true, paper: 'FastMTP: about 2x decode' },
       { name: 'mtp + greedy, auto', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 'auto' }, lossless: true, paper: 'FastMTP: about 2x decode' },
-      { name: 'pmtp + greedy, 6 (gated)', decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 6 }, lossless: true, paper: 'P-MTP: up to 5x' },
       { name: 'mtp + greedy, 6', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 6 }, lossless: true, paper: 'FastMTP: about 2x decode' },
+      { name: 'mtp + greedy, 12', decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 12 }, lossless: true, paper: 'FastMTP: about 2x decode' },
+      // pmtp runs the P-MTP head where the bundle has one (the gated MTP head where it does not).
+      { name: `pmtp + greedy, 6 (gated${engine.bundle.pmtp ? '' : ', MTP head'})`, decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 6 }, lossless: true, paper: 'P-MTP: up to 5x' },
+      { name: `pmtp + greedy, 12 (gated${engine.bundle.pmtp ? '' : ', MTP head'})`, decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 12 }, lossless: true, paper: 'P-MTP: up to 5x' },
+      { name: `pmtp + greedy, auto (gated${engine.bundle.pmtp ? '' : ', MTP head'})`, decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 'auto' }, lossless: true, paper: 'P-MTP: up to 5x' },
       { name: 'routed + greedy, 6 (20% of visual tokens)', decoding: { drafter: 'routed', verifier: 'greedy', draftLength: 6 }, lossless: true, paper: 'TIGER: longer accepted prefixes than unrouted' },
     ] satisfies Config[] : []),
     ...(engine.bundle.config.heads.diffusion ? [

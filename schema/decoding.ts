@@ -13,6 +13,13 @@ export const RelaxedInput = builder.inputType('RelaxedInput', {
   }),
 });
 
+export const JointInput = builder.inputType('JointInput', {
+  description: 'The joint verifier commits, at each position, the token that scores best under the decoder and the CTC head together (hybrid CTC/attention decoding): more accurate than plain greedy decoding, and a different text.',
+  fields: (t) => ({
+    ctcWeight: t.float({ required: false, description: 'The CTC head\'s share of the score, 0..1 (0: plain greedy). Default 0.7.', validate: { refine: [(v) => v >= 0 && v <= 1, { message: 'ctcWeight must be in 0..1' }] } }),
+  }),
+});
+
 export const VisualTokensInput = builder.inputType('VisualTokensInput', {
   description: 'Focal pruning: each decoder step attends only to the visual tokens the previous step looked at most (and their neighbours). Lossy: the text can change; the metrics report the share kept.',
   fields: (t) => ({
@@ -21,7 +28,7 @@ export const VisualTokensInput = builder.inputType('VisualTokensInput', {
 });
 
 export const DecodingInput = builder.inputType('DecodingInput', {
-  description: 'Lossless pairings (any drafter with the greedy or tree verifier) give the same text as drafter "none"; only speed changes.',
+  description: 'Lossless pairings (any drafter with the greedy or tree verifier) give the same text as drafter "none"; only speed changes. Any drafter with the joint verifier gives the text of drafter "none" with the joint verifier.',
   fields: (t) => ({
     drafter: t.string({ required: false, description: `One of ${quoted(DRAFTERS)} (the engine query says which this bundle can run). Default "${DEFAULT_DRAFTER}" (lossless and the fastest measured; "none" is plain AR decoding).` }),
     verifier: t.string({ required: false, description: `One of ${quoted(VERIFIERS)}. Default "greedy".` }),
@@ -29,5 +36,6 @@ export const DecodingInput = builder.inputType('DecodingInput', {
     visualTokens: t.field({ type: VisualTokensInput, required: false }),
     reference: t.string({ required: false, description: 'Text the reference drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: 2_000_000 } }),
     relaxed: t.field({ type: RelaxedInput, required: false }),
+    joint: t.field({ type: JointInput, required: false }),
   }),
 });

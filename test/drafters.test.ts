@@ -87,7 +87,7 @@ function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, 
     if (proposed instanceof Promise) throw new Error('a synchronous drafter was expected');
     const draft = proposed[0];
     const logits = scriptedLogits(t, seq.tokens.length, draft, blocks !== undefined);
-    const verdict = verifier.verify(draft, logits);
+    const verdict = verifier.verify(draft, logits, { id: 0, ctc: () => { throw new Error('these verifiers do not read the CTC head'); } });
     forwards++;
     const committed = [...verdict.accepted.map((i) => draft.tokens[i]), verdict.bonus];
     drafter.observe?.(seq as SequenceView, draft, verdict, committed, scriptedForward(logits, seq.tokens.length, draft, blocks ?? reads(t)));

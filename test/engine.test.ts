@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
-import { DEFAULT_BUNDLE, loadBundle, closeBundle, readBundleConfig } from '../src/engine/bundle.js';
+import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig } from '../src/engine/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
@@ -40,6 +40,9 @@ describe('the shipped model bundle', () => {
       const report = await checkGolden(bundle);
       assert.ok(report.checks.length >= 10);
       for (const c of report.checks) assert.ok(c.maxAbsDiff <= 2e-3, `${c.name}: ${c.maxAbsDiff}`);
+      for (const head of HEAD_FILES) {
+        if (bundle[head]) assert.ok(report.checks.some((c) => c.name === `${head}.logits`), `the ${head} head is checked too`);
+      }
     } finally {
       await closeBundle(bundle);
     }
@@ -72,6 +75,17 @@ describe('the shipped model bundle', () => {
     await failsWith(loadBundle(dir), 'BUNDLE_CORRUPT_FILE', path);
     delete good.vocab;
     writeFileSync(path, JSON.stringify(good));
+    await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);
+    rmSync(dir, { recursive: true });
+  });
+
+  it('a drafter head the config names without its file is reported by name', async () => {
+    const dir = copyBundle();
+    const path = join(dir, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { heads: Record<string, boolean>; files: Record<string, unknown> };
+    config.heads.pmtp = true;
+    delete config.files.pmtp;
+    writeFileSync(path, JSON.stringify(config));
     await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);
     rmSync(dir, { recursive: true });
   });

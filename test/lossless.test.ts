@@ -77,6 +77,7 @@ describe('lossless drafters match greedy AR on real lines', () => {
     ['mtp + greedy, 3 tokens', { drafter: 'mtp', verifier: 'greedy', draftLength: 3 }],
     ['mtp + tree, auto', { drafter: 'mtp', verifier: 'tree', draftLength: 'auto' }],
     ['pmtp + greedy, 6 tokens', { drafter: 'pmtp', verifier: 'greedy', draftLength: 6 }],
+    ['pmtp + tree, auto', { drafter: 'pmtp', verifier: 'tree', draftLength: 'auto' }],
     ['diffusion + greedy, 8 tokens', { drafter: 'diffusion', verifier: 'greedy', draftLength: 8 }],
     ['diffusion + tree, auto', { drafter: 'diffusion', verifier: 'tree', draftLength: 'auto' }],
     ['dual-diffusion + tree, 8 tokens', { drafter: 'dual-diffusion', verifier: 'tree', draftLength: 8 }],
@@ -93,7 +94,7 @@ describe('lossless drafters match greedy AR on real lines', () => {
       } else {
         assert.ok(r.metrics.draftTokens > 0, 'the drafter proposed tokens: the pairing was really exercised');
       }
-      if (['ctc', 'mtp', 'diffusion', 'dual-diffusion'].includes(decoding.drafter ?? '')) assert.ok(r.metrics.acceptedTokens > 0, 'some drafted tokens are accepted');
+      if (['ctc', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'].includes(decoding.drafter ?? '')) assert.ok(r.metrics.acceptedTokens > 0, 'some drafted tokens are accepted');
     });
   }
 

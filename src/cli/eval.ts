@@ -137,10 +137,10 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const pageSets = values.suite === 'lines' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
   const engine = await Engine.open(values.model, { maxBatch: Number(values.batch) });
   const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
-  const lossless = resolved.verifier !== 'relaxed' && resolved.visualTokens.keep >= 1;
+  const lossless = resolved.verifier !== 'relaxed' && resolved.verifier !== 'joint' && resolved.visualTokens.keep >= 1;
   if (values['write-config'] && !lossless) {
     await engine.close();
-    throw new Error('--write-config records the model\'s own (greedy) accuracy: use a lossless decoding (no relaxed verifier, no --visual-keep)');
+    throw new Error('--write-config records the model\'s own (greedy) accuracy: use a lossless decoding (no relaxed or joint verifier, no --visual-keep)');
   }
   const decodingName = `${resolved.drafter} + ${resolved.verifier}${resolved.visualTokens.keep < 1 ? `, visual keep ${resolved.visualTokens.keep}` : ''}${lossless ? ' (lossless: the text of greedy AR decoding)' : ' (lossy)'}`;
   const results: SetResult[] = [];

@@ -7,8 +7,8 @@ import { serveCommand } from './serve.js';
 const USAGE = `usage:
   specula parse FILE... [--format markdown|json|text] [--json] [--pages 0,2-4] [--drop-headers]
                 [--model DIR] [--device cpu|cuda]
-                [--drafter ctc (default)|none|ngram|reference|mtp|pmtp|routed|diffusion|dual-diffusion] [--verifier greedy|tree|relaxed] [--draft-length N|auto]
-                [--top-k K --min-ratio R (relaxed)] [--reference TEXTFILE] [--visual-keep R (focal pruning, 0.02..1)]
+                [--drafter ctc (default)|none|ngram|reference|mtp|pmtp|routed|diffusion|dual-diffusion] [--verifier greedy|tree|relaxed|joint] [--draft-length N|auto]
+                [--top-k K --min-ratio R (relaxed)] [--ctc-weight W (joint)] [--reference TEXTFILE] [--visual-keep R (focal pruning, 0.02..1)]
   specula eval [--eval-dir DIR] [--suite lines|pages|all] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
                [--drafter D --verifier V --draft-length N|auto --visual-keep R (our decoding; default ctc + greedy, lossless)]
   specula check-bundle [DIR]

@@ -23,6 +23,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       'draft-length': { type: 'string', default: 'auto' },
       'top-k': { type: 'string' },
       'min-ratio': { type: 'string' },
+      'ctc-weight': { type: 'string' },
       reference: { type: 'string' },
       'visual-keep': { type: 'string' },
     },
@@ -41,6 +42,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       ...(values['top-k'] ? { topK: Number(values['top-k']) } : {}),
       ...(values['min-ratio'] ? { minRatio: Number(values['min-ratio']) } : {}),
     },
+    ...(values['ctc-weight'] ? { joint: { ctcWeight: Number(values['ctc-weight']) } } : {}),
     ...(values.reference ? { reference: await readFile(values.reference, 'utf8') } : {}),
     ...(values['visual-keep'] ? { visualTokens: { keep: Number(values['visual-keep']) } } : {}),
   };

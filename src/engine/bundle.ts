@@ -47,11 +47,13 @@ export const BundleConfigSchema = z.object({
     normalise: z.literal('minmax-ink-one'),
   }),
   decoding: z.object({ maxNewTokens: z.number().int().positive(), negativeBias: z.number() }),
-  heads: z.object({ lm: z.boolean(), ctc: z.boolean(), mtp: z.boolean(), diffusion: z.boolean() }),
+  heads: z.object({ lm: z.boolean(), ctc: z.boolean(), mtp: z.boolean(), pmtp: z.boolean().optional(), diffusion: z.boolean() }),
   focalLayers: z.array(z.number().int()),
-  files: z.object({ vision: FileRef, decoder: FileRef, mtp: FileRef.optional() }),
+  files: z.object({ vision: FileRef, decoder: FileRef, mtp: FileRef.optional(), pmtp: FileRef.optional() }),
   /** The MTP drafter head, when the bundle has one: how many depths it was trained for. */
   mtp: z.object({ depth: z.number().int().positive() }).passthrough().optional(),
+  /** The P-MTP head (same contract as the MTP head, trained deeper with P-MTP's curriculum), when there is one. */
+  pmtp: z.object({ depth: z.number().int().positive() }).passthrough().optional(),
   /** The decoder was trained to fill mask blocks of these lengths (the diffusion drafters), when it was. */
   diffusion: z.object({ blockMin: z.number().int().positive(), blockMax: z.number().int().positive() }).passthrough().optional(),
   golden: z.string(),
@@ -61,6 +63,10 @@ export const BundleConfigSchema = z.object({
 export type BundleConfig = z.infer<typeof BundleConfigSchema>;
 
 export type Device = 'cpu' | 'cuda';
+
+/** The drafter heads a bundle may carry beside its decoder, each its own ONNX file with the MTP head contract. */
+export const HEAD_FILES = ['mtp', 'pmtp'] as const;
+export type DrafterHead = (typeof HEAD_FILES)[number];
 
 export interface BundleOptions {
   device?: Device;
@@ -77,6 +83,8 @@ export interface Bundle {
   decoder: ort.InferenceSession;
   /** The MTP drafter head (mtp.onnx), where the bundle has one. */
   mtp?: ort.InferenceSession;
+  /** The P-MTP drafter head (pmtp.onnx, the same contract), where the bundle has one. */
+  pmtp?: ort.InferenceSession;
   device: Device;
   /** Intra-op threads its CPU sessions were opened with. */
   threads: number;
@@ -180,13 +188,17 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
     }
   }
   const config = readBundleConfig(dir);
-  if (config.heads.mtp && !config.files.mtp) {
-    throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.mtp is set but files.mtp is missing (${dir})`, join(dir, 'config.json'));
+  for (const head of HEAD_FILES) {
+    if (config.heads[head] && !config.files[head]) {
+      throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.${head} is set but files.${head} is missing (${dir})`, join(dir, 'config.json'));
+    }
   }
   const visionBytes = checkedBytes(dir, config.files.vision);
   const decoderBytes = checkedBytes(dir, config.files.decoder);
-  const mtpRef = config.files.mtp;
-  const mtpBytes = mtpRef ? checkedBytes(dir, mtpRef) : null;
+  const headBytes = HEAD_FILES.map((head) => {
+    const ref = config.files[head];
+    return ref ? { head, path: join(dir, ref.path), bytes: checkedBytes(dir, ref) } : null;
+  });
   const threads = opts.threads ?? availableParallelism();
   const decoder = await openSession(decoderBytes, join(dir, config.files.decoder.path), device, threads);
   const vision = await openVision(visionBytes, join(dir, config.files.vision.path), device, threads).catch(async (e: unknown) => {
@@ -194,17 +206,20 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
     throw e;
   });
   const tokenizer = new Tokenizer(config.vocab, config.specialIds);
-  const mtp = mtpRef && mtpBytes
-    ? await openSession(mtpBytes, join(dir, mtpRef.path), device, threads).catch(async (e: unknown) => {
-        await Promise.all([decoder.release(), vision.release()]);
-        throw e;
-      })
-    : undefined;
-  return { dir, config, tokenizer, vision, decoder, device, threads, ...(mtp ? { mtp } : {}) };
+  const heads: Partial<Record<DrafterHead, ort.InferenceSession>> = {};
+  for (const h of headBytes) {
+    if (!h) continue;
+    heads[h.head] = await openSession(h.bytes, h.path, device, threads).catch(async (e: unknown) => {
+      await Promise.all([decoder.release(), vision.release(), ...Object.values(heads).map((s) => s.release())]);
+      throw e;
+    });
+  }
+  return { dir, config, tokenizer, vision, decoder, device, threads, ...heads };
 }
 
 export async function closeBundle(b: Bundle): Promise<void> {
   await b.vision.release();
   await b.decoder.release();
   await b.mtp?.release();
+  await b.pmtp?.release();
 }

@@ -2,9 +2,10 @@
  * How many tokens to draft. A fixed number, or `auto`: from the request's measured acceptance at each draft
  * position (c_j: token j kept given the ones before it were) and the measured cost of a forward carrying T
  * tokens per row at this batch size, choose k maximising
- *   E[tokens committed] / relative cost = (1 + sum_{i<=k} prod_{j<=i} c_j) / ((cost(B, 1 + k) + o) / (cost(B, 1) + o)),
- * where o is what a step costs besides its forward (measured as the scheduler runs),
- * and draft nothing where no k beats plain decoding (large batches, poor drafts).
+ *   E[tokens committed] / relative cost = (1 + sum_{i<=k} prod_{j<=i} c_j) / ((cost(B, 1 + k) + o + k d) / (cost(B, 1) + o)),
+ * where o is what a step costs besides its forward and d what drafting one more token costs the drafter (a
+ * model-backed head runs once per draft depth; both measured as the scheduler runs), and draft nothing where no
+ * k beats plain decoding (large batches, poor drafts, a drafter dearer than what it saves).
  */
 export type DraftLengthSetting = number | 'auto';
 
@@ -36,15 +37,16 @@ export class CostTable {
 
   /**
    * Cost of a step carrying T tokens per row relative to one carrying 1, at batch B (linear in T, in log B
-   * between batches); `overheadMs`: what every step costs besides its forward.
+   * between batches); `overheadMs`: what every step costs besides its forward; `draftMs`: what drafting those
+   * tokens costs (a plain step drafts nothing).
    */
-  relative(batch: number, perRow: number, overheadMs = 0): number {
+  relative(batch: number, perRow: number, overheadMs = 0, draftMs = 0): number {
     const rel = this.batches.map((b) => {
       const row = this.rows.get(b) as CostPoint[];
       const xs = row.map((p) => p.perRow);
       const ys = row.map((p) => p.ms);
       const scale = b / Math.max(1, batch); // the overhead measured at `batch` rows, as it would be at b rows
-      return (interp(xs, ys, perRow) + overheadMs * scale) / (interp(xs, ys, 1) + overheadMs * scale);
+      return (interp(xs, ys, perRow) + (overheadMs + draftMs) * scale) / (interp(xs, ys, 1) + overheadMs * scale);
     });
     const b = Math.min(Math.max(batch, this.batches[0]), this.batches[this.batches.length - 1]);
     return interp(this.batches.map(Math.log), rel, Math.log(b));
@@ -74,9 +76,10 @@ export class DraftLengthPolicy {
 
   /**
    * `width`: tokens a draft of k puts in the forward per drafted token (3 for diffusion: draft plus blocks);
-   * `overheadMs`: what a step costs besides its forward, at this batch.
+   * `overheadMs`: what a step costs besides its forward, at this batch; `draftMsPerToken`: what the drafter
+   * spends per drafted token, at this batch.
    */
-  next(batch: number, costs: CostTable | null, width = 1, overheadMs = 0): number {
+  next(batch: number, costs: CostTable | null, width = 1, overheadMs = 0, draftMsPerToken = 0): number {
     if (this.setting !== 'auto') return this.setting;
     if (!costs) return 4;
     let best = 0;
@@ -86,7 +89,7 @@ export class DraftLengthPolicy {
     for (let k = 1; k <= MAX_DRAFT_LENGTH; k++) {
       survive *= this.rate(k - 1);
       expected += survive;
-      const rate = expected / costs.relative(batch, 1 + width * k, overheadMs);
+      const rate = expected / costs.relative(batch, 1 + width * k, overheadMs, draftMsPerToken * k);
       if (rate > bestRate * 1.02) {
         best = k;
         bestRate = rate;

@@ -90,7 +90,7 @@ export class Engine {
     const { tokenizer } = this.bundle;
     const context = opts.context ?? new DocumentContext(tokenizer, decoding.reference);
     const drafter = createDrafter(decoding, this.bundle);
-    const verifier = createVerifier(decoding);
+    const verifier = createVerifier(decoding, this.bundle);
     const metrics = opts.metrics ?? new SpecMetrics();
     if (decoding.draftLength === 'auto' && decoding.drafter !== 'none') await this.scheduler.calibrate();
     // Narrow lines first: lines admitted together pad to the widest of them.

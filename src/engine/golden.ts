@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import type { Bundle } from './bundle.js';
+import { type Bundle, HEAD_FILES } from './bundle.js';
 import { EngineError } from './errors.js';
 import { decodeGreedy } from './greedy.js';
 import { KvCache } from './kv-cache.js';
@@ -31,11 +31,14 @@ interface Golden {
     expected: Record<'logits' | 'vis_attn', Packed>;
   };
   greedy: { texts: string[]; labels: string[] };
-  /** The MTP head, where the bundle has one: one depth on fixed inputs. */
-  mtp?: {
-    inputs: { state: Packed; token: number[]; position: number[]; vis_k: Packed; vis_v: Packed; vis_mask: Packed };
-    outputs: { logits: Packed; next_state: Packed };
-  };
+  /** The MTP and P-MTP heads, where the bundle has them: one depth on fixed inputs. */
+  mtp?: HeadGolden;
+  pmtp?: HeadGolden;
+}
+
+interface HeadGolden {
+  inputs: { state: Packed; token: number[]; position: number[]; vis_k: Packed; vis_v: Packed; vis_mask: Packed };
+  outputs: { logits: Packed; next_state: Packed };
 }
 
 export interface GoldenReport {
@@ -112,11 +115,14 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   expect('step.logits', step.logits.data as Float32Array, unpack(g.step.expected.logits));
   expect('step.vis_attn', step.vis_attn.data as Float32Array, unpack(g.step.expected.vis_attn));
 
-  if (g.mtp || bundle.mtp) {
-    if (!g.mtp || !bundle.mtp) throw new EngineError('GOLDEN_MISMATCH', `the bundle has ${bundle.mtp ? 'an MTP head but no golden for it' : 'an MTP golden but no head'} (${file})`, file);
-    const m = g.mtp.inputs;
+  for (const head of HEAD_FILES) {
+    const golden = g[head];
+    const session = bundle[head];
+    if (!golden && !session) continue;
+    if (!golden || !session) throw new EngineError('GOLDEN_MISMATCH', `the bundle has ${session ? `a ${head} head but no golden for it` : `a ${head} golden but no head`} (${file})`, file);
+    const m = golden.inputs;
     const t = (p: Packed): ort.Tensor => new ort.Tensor('float32', unpack(p), p.shape);
-    const out = await bundle.mtp.run({
+    const out = await session.run({
       state: t(m.state),
       token: new ort.Tensor('int64', BigInt64Array.from(m.token, BigInt), [m.token.length]),
       position: new ort.Tensor('int64', BigInt64Array.from(m.position, BigInt), [m.position.length]),
@@ -124,8 +130,8 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
       vis_v: t(m.vis_v),
       vis_mask: t(m.vis_mask),
     });
-    expect('mtp.logits', out.logits.data as Float32Array, unpack(g.mtp.outputs.logits));
-    expect('mtp.next_state', out.next_state.data as Float32Array, unpack(g.mtp.outputs.next_state));
+    expect(`${head}.logits`, out.logits.data as Float32Array, unpack(golden.outputs.logits));
+    expect(`${head}.next_state`, out.next_state.data as Float32Array, unpack(golden.outputs.next_state));
   }
 
   const greedy = await decodeGreedy(bundle, vis);

@@ -10,6 +10,7 @@ import { ReferenceDrafter } from './drafters/reference.js';
 import { EngineError } from './errors.js';
 import type { DecodingOptions } from './options.js';
 import { GreedyVerifier } from './verifiers/greedy.js';
+import { JointVerifier } from './verifiers/joint.js';
 import { RelaxedVerifier } from './verifiers/relaxed.js';
 import { TreeVerifier } from './verifiers/tree.js';
 import type { Verifier } from './verifiers/verifier.js';
@@ -37,7 +38,7 @@ export function createDrafter(o: DecodingOptions, bundle: Bundle): Drafter {
     case 'mtp':
       return new MtpDrafter(bundle);
     case 'pmtp':
-      return new MtpDrafter(bundle, { gate: PMTP_GATE });
+      return new MtpDrafter(bundle, { head: 'pmtp', gate: PMTP_GATE });
     case 'routed':
       return new MtpDrafter(bundle, { route: ROUTED_KEEP });
     case 'diffusion':
@@ -50,7 +51,7 @@ export function createDrafter(o: DecodingOptions, bundle: Bundle): Drafter {
   }
 }
 
-export function createVerifier(o: DecodingOptions): Verifier {
+export function createVerifier(o: DecodingOptions, bundle: Bundle): Verifier {
   switch (o.verifier) {
     case 'greedy':
       return new GreedyVerifier();
@@ -58,5 +59,7 @@ export function createVerifier(o: DecodingOptions): Verifier {
       return new TreeVerifier();
     case 'relaxed':
       return new RelaxedVerifier(o.relaxed);
+    case 'joint':
+      return new JointVerifier(o.joint, bundle.config.specialIds.eos, bundle.config.specialIds.ctcBlank);
   }
 }

@@ -16,7 +16,7 @@ import { KvCache } from './kv-cache.js';
 import type { SpecMetrics } from './metrics.js';
 import { checkCrop, type GrayCrop, packBatch } from './preprocess.js';
 import { decoderStep } from './step.js';
-import type { Verifier } from './verifiers/verifier.js';
+import type { VerifiedLine, Verifier } from './verifiers/verifier.js';
 import { gatherVisual, nextSelection, REFRESH_BELOW, REFRESH_EVERY } from './focal.js';
 import { FloatPool } from './float-pool.js';
 import { concatVisual, ctcGreedy, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
@@ -151,6 +151,12 @@ export class Scheduler {
    * forward-cost table alone says (at batch 32 it is comparable to the forward itself).
    */
   private overheadPerRow = 0;
+  /**
+   * Per drafter (by name): what drafting one token costs per drafting row, measured as steps run. A model-backed
+   * head (mtp, pmtp, routed) runs once per depth, which on a small model is a real share of a step: the auto
+   * draft length has to count it, or it drafts deeper than pays.
+   */
+  private readonly draftMsPerTokenRow = new Map<string, number>();
   /** The batch's visual state and text cache are rebuilt as lines join and leave: on recycled buffers. */
   private readonly pool = new FloatPool();
 
@@ -439,9 +445,21 @@ export class Scheduler {
     this.vis = null;
   }
 
+  /** Row r of the batch as a verifier sees it: its id, and its CTC logits read from the visual state when asked. */
+  private verifiedLine(s: Sequence, vis: VisualState, r: number): VerifiedLine {
+    return {
+      id: s.id,
+      ctc: () => {
+        const vocab = vis.ctcLogits.length / (vis.batch * vis.visual);
+        return { logits: vis.ctcLogits.subarray(r * vis.visual * vocab, (r * vis.visual + s.real) * vocab), frames: s.real, vocab };
+      },
+    };
+  }
+
   private finish(s: Sequence, error?: unknown): void {
     s.done = true;
     s.p.task.drafter.release?.(s);
+    s.p.task.verifier.release?.(s.id);
     if (error) {
       s.p.reject(error);
       return;
@@ -490,7 +508,9 @@ export class Scheduler {
     const stepStart = performance.now();
     let draftMs = 0;
     for (const s of this.seqs) {
-      s.budget = s.done || s.p.task.drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs, s.p.task.drafter.forwardWidthPerToken, this.overheadPerRow * batch), s.limit - s.tokens.length);
+      const drafter = s.p.task.drafter;
+      const draftCost = (this.draftMsPerTokenRow.get(drafter.name) ?? 0) * batch;
+      s.budget = s.done || drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs, drafter.forwardWidthPerToken, this.overheadPerRow * batch, draftCost), s.limit - s.tokens.length);
     }
     // Drafts, asked of each drafter for its own sequences at once.
     const drafts: Draft[] = this.seqs.map(() => ({ tokens: [] }));
@@ -515,6 +535,13 @@ export class Scheduler {
       draftMs += ms;
       for (const m of new Set(rows.map((r) => this.seqs[r].p.task.metrics))) m.drafting(ms);
       rows.forEach((r, i) => (drafts[r] = clip(proposed[i], this.seqs[r].budget, this.seqs[r].tree)));
+      // A head that runs once per depth costs about ms / depth per drafted token, shared by the rows drafting.
+      const depth = Math.max(...proposed.map((d) => d.tokens.length));
+      if (depth > 0) {
+        const perTokenRow = ms / depth / rows.length;
+        const was = this.draftMsPerTokenRow.get(drafter.name);
+        this.draftMsPerTokenRow.set(drafter.name, was === undefined ? perTokenRow : 0.9 * was + 0.1 * perTokenRow);
+      }
     }
     const layout = drafts.map((d, r) => layoutRow(d, cache.lengths[r], this.bundle.config.dims.maxText - 1));
     const t = Math.max(...layout.map((l) => l.width));
@@ -546,7 +573,7 @@ export class Scheduler {
       if (s.done) return;
       const draft = drafts[r];
       const view: RowLogits = { at: (i) => out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab) };
-      const verdict = s.p.task.verifier.verify(draft, view);
+      const verdict = s.p.task.verifier.verify(draft, view, this.verifiedLine(s, vis, r));
       const forward: ForwardView = {
         after: (node) => view.at(node + 1),
         lookahead: (node) => layout[r].blockOf(node).map((i) => view.at(i)),

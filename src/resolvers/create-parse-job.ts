@@ -16,6 +16,7 @@ export interface DecodingArgs {
   visualTokens?: { keep?: number | null } | null;
   reference?: string | null;
   relaxed?: { topK?: number | null; minRatio?: number | null } | null;
+  joint?: { ctcWeight?: number | null } | null;
 }
 
 export interface CreateParseJobArgs {
@@ -55,6 +56,7 @@ export function toDecodingInput(d: DecodingArgs | null | undefined): DecodingOpt
     const { topK, minRatio } = d.relaxed;
     out.relaxed = { ...(topK != null ? { topK } : {}), ...(minRatio != null ? { minRatio } : {}) };
   }
+  if (d.joint?.ctcWeight != null) out.joint = { ctcWeight: d.joint.ctcWeight };
   return out;
 }
 

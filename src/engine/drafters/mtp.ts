@@ -4,17 +4,21 @@
  * through the decoder's last-layer visual keys/values (already computed: drafting adds no vision work). Each
  * depth is one batched run of mtp.onnx over every line that drafts this step.
  *
- * With a confidence gate (`pmtp`), a line's draft ends at the first depth whose top probability falls below the
- * gate, so each line's draft length follows how sure the head is there. Routed (`routed`, after TIGER), the head
+ * `pmtp` (after P-MTP) runs the bundle's P-MTP head where it has one: the same contract, trained deeper with
+ * P-MTP's curriculum (training/mtp.py), and behind a confidence gate: a line's draft ends at the first depth whose
+ * top probability falls below the gate, so each line's draft length follows how sure the head is there. A bundle
+ * without that head gates its MTP head instead. Routed (`routed`, after TIGER), the head
  * sees only the visual tokens around where the decoder was reading, not the whole line.
  */
 import * as ort from 'onnxruntime-node';
-import type { Bundle } from '../bundle.js';
+import type { Bundle, DrafterHead } from '../bundle.js';
 import { argmax, type Draft, probability } from '../draft.js';
 import { nextSelection } from '../focal.js';
 import type { Drafter, SequenceView } from './drafter.js';
 
 export interface MtpOptions {
+  /** Which of the bundle's heads drafts: `pmtp` falls back to the MTP head where the bundle has no P-MTP head. */
+  head?: DrafterHead;
   /** pmtp: stop a line's draft where the head's top probability drops below this (0: never). */
   gate?: number;
   /**
@@ -40,14 +44,17 @@ export class MtpDrafter implements Drafter {
   private readonly maxPosition: number;
 
   constructor(bundle: Bundle, opts: MtpOptions = {}) {
-    if (!bundle.mtp || !bundle.config.mtp) throw new Error(`bundle "${bundle.config.name}" has no MTP head`);
-    this.session = bundle.mtp;
+    const head = opts.head === 'pmtp' && bundle.pmtp && bundle.config.pmtp ? 'pmtp' : 'mtp';
+    const session = bundle[head];
+    const trained = bundle.config[head];
+    if (!session || !trained) throw new Error(`bundle "${bundle.config.name}" has no MTP head`);
+    this.session = session;
     this.eos = bundle.config.specialIds.eos;
     this.gate = opts.gate ?? 0;
     this.route = opts.route ?? 0;
     this.usesAttention = this.route > 0;
     this.name = this.route > 0 ? 'routed' : this.gate > 0 ? 'pmtp' : 'mtp';
-    this.maxDepth = 2 * bundle.config.mtp.depth;
+    this.maxDepth = 2 * trained.depth;
     this.heads = bundle.config.dims.nHeads;
     this.headDim = bundle.config.dims.headDim;
     this.maxPosition = bundle.config.dims.maxText - 1;

@@ -1,0 +1,83 @@
+/**
+ * CTC prefix scoring (Watanabe et al., "Hybrid CTC/Attention Architecture for End-to-End Speech Recognition",
+ * 2017): the probability, under the CTC head's frame posteriors, that a line's reading *begins* with a given
+ * text. It is what lets the CTC head vote on each token the decoder commits: the head reads the whole line at
+ * once and does not lose its place, where the decoder, on long lines, sometimes does.
+ *
+ * A state holds, per frame t, the log-probability that the prefix is complete at t and its last frame is that
+ * last character (rn) or a blank (rb). Extending it by one character is O(frames).
+ */
+
+export interface PrefixState {
+  /** log P(the prefix, ending at frame t in its last character) */
+  rn: Float64Array;
+  /** log P(the prefix, ending at frame t in a blank) */
+  rb: Float64Array;
+  /** log P(the line's reading begins with this prefix) (0 for the empty prefix) */
+  score: number;
+  /** The prefix's last character (-1: empty). */
+  last: number;
+}
+
+function logAdd(a: number, b: number): number {
+  if (a === -Infinity) return b;
+  if (b === -Infinity) return a;
+  return a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b));
+}
+
+export class CtcPrefixScorer {
+  /** log-softmax of the head's logits over the line's real frames, [frames, vocab]. */
+  private readonly logp: Float32Array;
+
+  /** `logits`: the CTC head's logits for one line, [at least frames, vocab]. */
+  constructor(logits: Float32Array, readonly frames: number, readonly vocab: number, readonly blank: number) {
+    this.logp = new Float32Array(frames * vocab);
+    for (let t = 0; t < frames; t++) {
+      const row = logits.subarray(t * vocab, (t + 1) * vocab);
+      let max = -Infinity;
+      for (const x of row) if (x > max) max = x;
+      let sum = 0;
+      for (const x of row) sum += Math.exp(x - max);
+      const norm = max + Math.log(sum);
+      for (let c = 0; c < vocab; c++) this.logp[t * vocab + c] = row[c] - norm;
+    }
+  }
+
+  /** The empty prefix: no character yet, blanks only. */
+  initial(): PrefixState {
+    const rn = new Float64Array(this.frames).fill(-Infinity);
+    const rb = new Float64Array(this.frames);
+    let acc = 0;
+    for (let t = 0; t < this.frames; t++) {
+      acc += this.logp[t * this.vocab + this.blank];
+      rb[t] = acc;
+    }
+    return { rn, rb, score: 0, last: -1 };
+  }
+
+  /** The prefix followed by character `c`. */
+  extend(s: PrefixState, c: number): PrefixState {
+    const T = this.frames;
+    const V = this.vocab;
+    const rn = new Float64Array(T).fill(-Infinity);
+    const rb = new Float64Array(T).fill(-Infinity);
+    if (T === 0) return { rn, rb, score: -Infinity, last: c };
+    if (s.last < 0) rn[0] = this.logp[c];
+    let psi = rn[0];
+    for (let t = 1; t < T; t++) {
+      // A repeated character needs a blank between its two occurrences.
+      const phi = s.last === c ? s.rb[t - 1] : logAdd(s.rb[t - 1], s.rn[t - 1]);
+      const x = this.logp[t * V + c];
+      rn[t] = logAdd(rn[t - 1], phi) + x;
+      rb[t] = logAdd(rb[t - 1], rn[t - 1]) + this.logp[t * V + this.blank];
+      psi = logAdd(psi, phi + x);
+    }
+    return { rn, rb, score: psi, last: c };
+  }
+
+  /** log P(the line's reading is exactly this prefix): what ending it here (EOS) scores. */
+  end(s: PrefixState): number {
+    const T = this.frames;
+    return T === 0 ? 0 : logAdd(s.rn[T - 1], s.rb[T - 1]);
+  }
+}
