@@ -104,7 +104,7 @@ for (const setting of threadSettings) {
   const threads = engine.bundle.threads;
   header = reportHeader(engine);
   await runJob(pages[0], { drafter: 'ctc' }); // warm-up: first-run allocations and the draft-length calibration
-  for (const [name, decoding] of [['none (AR baseline)', { drafter: 'none' }], ['ctc + greedy', { drafter: 'ctc', verifier: 'greedy' }]] as const) {
+  for (const [name, decoding] of [['none (AR baseline)', { drafter: 'none', verifier: 'greedy' }], ['ctc + greedy', { drafter: 'ctc', verifier: 'greedy' }], ['ctc + joint (default)', { drafter: 'ctc', verifier: 'joint' }]] as const) {
     rows.push(await measure(threads, name, decoding, 'one after another'));
     rows.push(await measure(threads, name, decoding, 'all at once'));
   }

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   for (const batch of [1, 32]) {
     const t0 = performance.now();
     engine.maxBatch = batch;
-    const { metrics } = await engine.readLines(crops, { decoding: { drafter: 'none' } });
+    const { metrics } = await engine.readLines(crops, { decoding: { drafter: 'none', verifier: 'greedy' } });
     const s = (performance.now() - t0) / 1000;
     rows.push({ system: 'specula greedy AR', batch, lines: crops.length, seconds: s, linesPerSecond: crops.length / s, forwards: metrics.forwards, tokens: metrics.committedTokens, visionMs: metrics.visionMs, decodeMs: metrics.decodeMs, msPerForward: metrics.decodeMs / metrics.forwards });
     print.push([`specula greedy AR, batch ${batch}`, (crops.length / s).toFixed(2), (metrics.decodeMs / metrics.forwards).toFixed(2)]);

@@ -42,12 +42,12 @@ const rows: Record<string, number>[] = [];
 let full: string[] = [];
 // Warm-up (first-run allocations, JIT), then every keep ratio once per round: a step's time is the median over
 // rounds, so a slow moment of the machine lands on one sample of each ratio, not on one ratio.
-await engine.readLines(crops.slice(0, 8), { decoding: { drafter: 'none' } });
+await engine.readLines(crops.slice(0, 8), { decoding: { drafter: 'none', verifier: 'greedy' } });
 const rounds = Number(values.rounds);
 const stepMs = new Map<number, number[]>(KEEPS.map((k) => [k, []]));
 for (let round = 0; round < rounds; round++) {
   for (const keep of KEEPS) {
-    const { lines, metrics } = await engine.readLines(crops, { decoding: { drafter: 'none', visualTokens: { keep } } });
+    const { lines, metrics } = await engine.readLines(crops, { decoding: { drafter: 'none', verifier: 'greedy', visualTokens: { keep } } });
     stepMs.get(keep)?.push(metrics.decodeMs / Math.max(1, metrics.forwards));
     process.stderr.write(`round ${round + 1} keep ${keep}: ${(metrics.decodeMs / metrics.forwards).toFixed(2)} ms/step\n`);
     if (round > 0) continue; // the text is the same every round

@@ -1,6 +1,6 @@
 /** How a job is decoded, chosen per request; validated against the served bundle with the choices listed. */
 import { MAX_DRAFT_LENGTH } from '../src/engine/draft-length.js';
-import { DEFAULT_DRAFTER, DRAFTERS, MIN_VISUAL_KEEP, VERIFIERS } from '../src/engine/options.js';
+import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, DRAFTERS, MIN_VISUAL_KEEP, VERIFIERS } from '../src/engine/options.js';
 import { builder } from './builder.js';
 
 const quoted = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
@@ -30,8 +30,8 @@ export const VisualTokensInput = builder.inputType('VisualTokensInput', {
 export const DecodingInput = builder.inputType('DecodingInput', {
   description: 'Lossless pairings (any drafter with the greedy or tree verifier) give the same text as drafter "none"; only speed changes. Any drafter with the joint verifier gives the text of drafter "none" with the joint verifier.',
   fields: (t) => ({
-    drafter: t.string({ required: false, description: `One of ${quoted(DRAFTERS)} (the engine query says which this bundle can run). Default "${DEFAULT_DRAFTER}" (lossless and the fastest measured; "none" is plain AR decoding).` }),
-    verifier: t.string({ required: false, description: `One of ${quoted(VERIFIERS)}. Default "greedy".` }),
+    drafter: t.string({ required: false, description: `One of ${quoted(DRAFTERS)} (the engine query says which this bundle can run). Default "${DEFAULT_DRAFTER}" (the fastest measured).` }),
+    verifier: t.string({ required: false, description: `One of ${quoted(VERIFIERS)}. Default "${DEFAULT_VERIFIER}" (the most accurate measured); "greedy" gives plain greedy AR text with any drafter, and drafter "none" with verifier "greedy" is plain AR decoding.` }),
     draftLength: t.int({ required: false, description: `Tokens per draft, 1..${MAX_DRAFT_LENGTH}; absent = chosen per step from the measured cost of a forward.`, validate: { int: true, min: 1, max: MAX_DRAFT_LENGTH } }),
     visualTokens: t.field({ type: VisualTokensInput, required: false }),
     reference: t.string({ required: false, description: 'Text the reference drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: 2_000_000 } }),

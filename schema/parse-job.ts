@@ -1,5 +1,5 @@
 /** A parse job, and the root fields that create, read, list and cancel jobs. */
-import { DEFAULT_DRAFTER } from '../src/engine/options.js';
+import { DEFAULT_DRAFTER, DEFAULT_VERIFIER } from '../src/engine/options.js';
 import { type JobRecord, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job.js';
 import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';
 import { createParseJob } from '../src/resolvers/create-parse-job.js';
@@ -35,8 +35,8 @@ const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').
 const JobDecoding = builder.objectRef<NonNullable<JobRecord['input']['decoding']>>('JobDecoding').implement({
   description: 'The decoding options the job was submitted with (defaults apply to what is absent).',
   fields: (t) => ({
-    drafter: t.string({ description: `Absent from the request: "${DEFAULT_DRAFTER}" (lossless), or "none" where the bundle has no CTC head.`, resolve: (d) => d.drafter ?? DEFAULT_DRAFTER }),
-    verifier: t.string({ resolve: (d) => d.verifier ?? 'greedy' }),
+    drafter: t.string({ description: `Absent from the request: "${DEFAULT_DRAFTER}", or "none" where the bundle has no CTC head.`, resolve: (d) => d.drafter ?? DEFAULT_DRAFTER }),
+    verifier: t.string({ description: `Absent from the request: "${DEFAULT_VERIFIER}", or "greedy" where the bundle has no CTC head.`, resolve: (d) => d.verifier ?? DEFAULT_VERIFIER }),
     draftLength: t.int({ nullable: true, description: 'Null = automatic.', resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null) }),
     visualKeep: t.float({ description: 'Share of visual tokens each step attended to (1 = all).', resolve: (d) => d.visualTokens?.keep ?? 1 }),
   }),

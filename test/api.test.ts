@@ -150,7 +150,7 @@ describe('the GraphQL API', () => {
   });
 
   it('per-request decoding changes the metrics and not the text, for lossless pairings', async () => {
-    const plain = await finish(acme, await submit(acme, strip, 'plain.png', { decoding: { drafter: 'none' } }));
+    const plain = await finish(acme, await submit(acme, strip, 'plain.png', { decoding: { drafter: 'none', verifier: 'greedy' } }));
     const ctc = await finish(acme, await submit(acme, strip, 'ctc.png', { decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 8 } }));
     const tree = await finish(acme, await submit(acme, strip, 'tree.png', { decoding: { drafter: 'ctc', verifier: 'tree' } }));
     const ngram = await finish(acme, await submit(acme, strip, 'ngram.png', { decoding: { drafter: 'ngram', verifier: 'greedy' } }));
@@ -300,7 +300,7 @@ describe('the GraphQL API', () => {
     );
     const e = r.data?.engine;
     assert.equal(e?.models[0].name, 'specula-line-base');
-    assert.deepEqual(e?.strategies.verifiers, ['greedy', 'tree', 'relaxed']);
+    assert.deepEqual(e?.strategies.verifiers, ['greedy', 'tree', 'relaxed', 'joint']);
     assert.equal(e?.strategies.drafters.find((d) => d.name === 'ctc')?.available, true);
     assert.deepEqual(e?.strategies.drafters.filter((d) => !d.available).map((d) => d.name), [], 'the shipped bundle runs every drafter');
     assert.ok((e?.stats.forwards ?? 0) > 0 && (e?.stats.tokensPerForward ?? 0) >= 1);

@@ -120,7 +120,7 @@ describe('lossless drafters match greedy AR on real lines', () => {
     const before = engine.stats.forwards;
     const [a, b] = await Promise.all([
       engine.readLines(some.slice(0, half), { decoding: { drafter: 'ctc', verifier: 'tree', draftLength: 6 } }),
-      engine.readLines(some.slice(half), { decoding: { drafter: 'none' } }),
+      engine.readLines(some.slice(half), { decoding: { drafter: 'none', verifier: 'greedy' } }),
     ]);
     const shared = engine.stats.forwards - before;
     assert.deepEqual([...a.lines, ...b.lines].map((l) => l.text), greedy.slice(0, some.length));
@@ -138,7 +138,7 @@ describe('lossless drafters match greedy AR on real lines', () => {
     const before = engine.stats.forwards;
     let joined: Promise<Awaited<ReturnType<Engine['readLines']>>> | null = null;
     const first = engine.readLines(some.slice(0, half), {
-      decoding: { drafter: 'none' },
+      decoding: { drafter: 'none', verifier: 'greedy' },
       onTokens: () => {
         // The first committed tokens: the batch is running; the second request joins it now.
         joined ??= engine.readLines(some.slice(half), { decoding: { drafter: 'ngram', verifier: 'tree', draftLength: 'auto' } });

@@ -19,7 +19,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       'drop-headers': { type: 'boolean', default: false },
       pages: { type: 'string' },
       drafter: { type: 'string' }, // absent: the engine's default (lossless ctc)
-      verifier: { type: 'string', default: 'greedy' },
+      verifier: { type: 'string' }, // absent: the engine's default (joint)
       'draft-length': { type: 'string', default: 'auto' },
       'top-k': { type: 'string' },
       'min-ratio': { type: 'string' },
