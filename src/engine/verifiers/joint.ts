@@ -58,6 +58,9 @@ export class JointVerifier implements Verifier {
     const w = this.params.ctcWeight;
     let best = { token: top[0], next: prefix, score: -Infinity };
     for (const c of top) {
+      // The CTC term is a log-ratio of nested probabilities, never above 0: a candidate whose decoder term alone
+      // cannot beat the best so far is skipped, exactly (most positions score one candidate).
+      if ((1 - w) * (logits[c] - norm) <= best.score) break;
       const next = c === this.eos ? prefix : scorer.extend(prefix, c);
       const ctc = (c === this.eos ? scorer.end(prefix) : next.score) - prefix.score;
       const score = (1 - w) * (logits[c] - norm) + w * ctc;
