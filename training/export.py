@@ -27,6 +27,7 @@ from render import IMAGE_HEIGHT, MAX_WIDTH, WIDTH_MULTIPLE  # noqa: E402
 FOCAL = [1, 2]
 OPSET = 17
 MAX_LEN = 160
+JOINT_CTC_WEIGHT = 0.7  # the engine's default (src/engine/options.ts)
 
 
 class Vision(torch.nn.Module):
@@ -165,6 +166,8 @@ def main():
     # ---- held-out accuracy ---------------------------------------------------------------------------
     from train import evaluate
     ar, ctc_cer, _ = evaluate(model, held_out(args.eval_lines), max_len=MAX_LEN)
+    from joint import evaluate_joint
+    joint_cer = evaluate_joint(model, held_out(args.eval_lines), JOINT_CTC_WEIGHT)
     prev, prev_config = {}, {}
     cpath = os.path.join(args.out, "config.json")
     if os.path.exists(cpath):
@@ -205,12 +208,13 @@ def main():
         "training": {"steps": st.get("step"), "linesSeen": st.get("seen"), "opset": OPSET,
                      "torch": torch.__version__},
         "accuracy": {**prev, "heldOutSynthetic": {"lines": args.eval_lines, "cerAr": round(ar, 5),
-                                                  "cerCtc": round(ctc_cer, 5)}},
+                                                  "cerCtc": round(ctc_cer, 5), "cerJoint": round(joint_cer, 5),
+                                                  "jointCtcWeight": JOINT_CTC_WEIGHT}},
     }
     with open(cpath, "w") as f:
         json.dump(config, f, indent=1, ensure_ascii=False)
     size = sum(os.path.getsize(os.path.join(args.out, n)) for n in os.listdir(args.out))
-    print(f"exported {args.out}: {size / 1e6:.1f} MB; held-out synthetic CER AR {ar:.4f}, CTC {ctc_cer:.4f}")
+    print(f"exported {args.out}: {size / 1e6:.1f} MB; held-out synthetic CER AR {ar:.4f}, CTC {ctc_cer:.4f}, joint {joint_cer:.4f}")
     if size > 40e6:
         sys.exit(f"bundle is {size / 1e6:.1f} MB, over the 40 MB limit")
 
