@@ -190,7 +190,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   const config = readBundleConfig(dir);
   for (const head of HEAD_FILES) {
     if (config.heads[head] && !config.files[head]) {
-      throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.${head} is set but files.${head} is missing (${dir})`, join(dir, 'config.json'));
+      throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.${head} is set but files.${head} is missing (${join(dir, 'config.json')})`, join(dir, 'config.json'));
     }
   }
   const visionBytes = checkedBytes(dir, config.files.vision);
