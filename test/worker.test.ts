@@ -48,7 +48,7 @@ describe('a worker runs parse jobs', () => {
     assert.equal(evs[evs.length - 1].type, 'done');
     const job = await deps.store.get('t1', id);
     assert.equal(job?.status, 'succeeded');
-    const direct = await readDocument(deps.engine, bytes, 'sample-page.png');
+    const direct = await readDocument(deps.engine, bytes, 'sample-page.png', { decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 8 } });
     assert.equal(job?.result?.markdown, direct.markdown, 'same markdown as the CLI path');
     // Lines decode side by side, so their tokens interleave: put each line's back together.
     const byLine = new Map<number, string>();
