@@ -82,7 +82,8 @@ describe('the distributed mode: an API process, worker processes, Redis', () => 
     const restart = events.findIndex((e) => e.__typename === 'JobRestarted');
     assert.ok(restart > 0, 'the subscriber is told the job started again');
     assert.equal(events[events.length - 1].__typename, 'JobDone');
-    assert.ok(other.p.logs.some((l) => l.msg === 'job finished' && l.jobId === id && l.status === 'succeeded'), 'the surviving worker finished it');
+    // The worker publishes JobDone before it logs the job's end, and its log reaches us through a pipe: wait for it.
+    await other.p.waitFor((l) => l.msg === 'job finished' && l.jobId === id && l.status === 'succeeded', 20_000, 'log of the surviving worker finishing the job');
 
     const done = await job(client, id);
     assert.equal(done.status, 'SUCCEEDED');
