@@ -30,9 +30,9 @@ describe('the auto draft length', () => {
 
   it("counts the drafter's own cost per token: a dear drafter drafts shorter, a very dear one not at all", () => {
     const p = seen(16, 12);
-    const free = p.next(1, costs, 1, 0, 0);
-    const dear = p.next(1, costs, 1, 0, 0.3);
-    const ruinous = p.next(1, costs, 1, 0, 5);
+    const free = p.next(1, costs, (k) => k, 0, 0);
+    const dear = p.next(1, costs, (k) => k, 0, 0.3);
+    const ruinous = p.next(1, costs, (k) => k, 0, 5);
     assert.ok(free > dear, `free drafter ${free} tokens, one at 0.3 ms a token ${dear}`);
     assert.ok(dear > 0, 'a drafter at a third of a forward per token still pays at this acceptance');
     assert.equal(ruinous, 0, 'a drafter costing 5 forwards per token never pays');

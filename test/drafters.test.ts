@@ -42,7 +42,7 @@ function scriptedLogits(target: number[], committed: number, draft: Draft, groun
 }
 
 /** A line's mask blocks as a model that reads the image fills them: what the line holds at each position. */
-type BlockModel = (index: number) => Float32Array;
+type BlockModel = (index: number, slot: number) => Float32Array;
 
 function reads(target: number[], wrongAt = new Set<number>()): BlockModel {
   return (index) => {
@@ -58,16 +58,17 @@ function reads(target: number[], wrongAt = new Set<number>()): BlockModel {
   };
 }
 
-/** The forward as a diffusion drafter reads it back: each leaf's block holds the positions after its bonus. */
+/** The forward as a diffusion drafter reads it back: each block (after the fed token and each leaf, or each
+ * token) holds the positions after its bonus. */
 function scriptedForward(logits: RowLogits, committed: number, draft: Draft, blocks: BlockModel): ForwardView {
   const depth = depths(draft);
-  const leaves = draft.tokens.length ? leavesOf(draft) : [-1];
+  const carriers = draft.lookaheadEvery ? draft.tokens.map((_, i) => i) : leavesOf(draft);
   return {
     after: (node) => logits.at(node + 1),
     lookahead: (node) => {
-      if (!draft.lookahead || !(node === -1 || leaves.includes(node))) return [];
+      if (!draft.lookahead || !(node === -1 || carriers.includes(node))) return [];
       const base = committed + (node < 0 ? 0 : depth[node]) + 1;
-      return Array.from({ length: draft.lookahead }, (_, k) => blocks(base + k));
+      return Array.from({ length: draft.lookahead }, (_, k) => blocks(base + k, k));
     },
   };
 }
@@ -156,6 +157,15 @@ describe('the diffusion drafters draft the next block in the verifying forward',
     const r = run(new DiffusionDrafter(EOS), new GreedyVerifier(), target, '', 8, wrong);
     assert.equal(r.text, target);
     assert.equal(r.forwards, perfect + 1, `${r.forwards} forwards`);
+  });
+  it('after a rejection, the next draft starts at slot 0 of a block that saw exactly the kept text', () => {
+    // A model whose blocks are right only in their first slot (as trained blocks are most reliable there): a
+    // draft keeps its first token and is rejected at its second, so each forward commits two tokens. Drafting
+    // on from a deeper slot of an older block would draft a wrong first token every other forward.
+    const wrongAfterFirst: BlockModel = (index, slot) => reads(t, slot > 0 ? new Set([index]) : new Set())(index, slot);
+    const r = run(new DiffusionDrafter(EOS), new GreedyVerifier(), target, '', 8, wrongAfterFirst);
+    assert.equal(r.text, target);
+    assert.equal(r.forwards, 1 + Math.ceil(target.length / 2), `${r.forwards} forwards`);
   });
   it('dual-diffusion offers the runner-up at a doubtful position, and the tree verifier keeps it', () => {
     const wrong = reads(t, new Set([12, 30]));

@@ -75,11 +75,11 @@ export class DraftLengthPolicy {
   }
 
   /**
-   * `width`: tokens a draft of k puts in the forward per drafted token (3 for diffusion: draft plus blocks);
+   * `width(k)`: tokens a draft of k puts in the forward besides the fed token (k, more with mask blocks);
    * `overheadMs`: what a step costs besides its forward, at this batch; `draftMsPerToken`: what the drafter
    * spends per drafted token, at this batch.
    */
-  next(batch: number, costs: CostTable | null, width = 1, overheadMs = 0, draftMsPerToken = 0): number {
+  next(batch: number, costs: CostTable | null, width: (k: number) => number = (k) => k, overheadMs = 0, draftMsPerToken = 0): number {
     if (this.setting !== 'auto') return this.setting;
     if (!costs) return 4;
     let best = 0;
@@ -89,7 +89,7 @@ export class DraftLengthPolicy {
     for (let k = 1; k <= MAX_DRAFT_LENGTH; k++) {
       survive *= this.rate(k - 1);
       expected += survive;
-      const rate = expected / costs.relative(batch, 1 + width * k, overheadMs, draftMsPerToken * k);
+      const rate = expected / costs.relative(batch, 1 + width(k), overheadMs, draftMsPerToken * k);
       if (rate > bestRate * 1.02) {
         best = k;
         bestRate = rate;

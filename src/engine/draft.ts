@@ -21,6 +21,11 @@ export interface Draft {
    * draft: verification and the next draft share one forward.
    */
   lookahead?: number;
+  /**
+   * A block after every draft token, not only after leaves: whichever token the verifier rejects, a block saw
+   * exactly the kept text, so the next draft starts at the block's most reliable slot (it costs more width).
+   */
+  lookaheadEvery?: boolean;
 }
 
 export interface Verdict {
@@ -72,7 +77,10 @@ export function argmax(x: Float32Array): number {
 export interface ForwardView {
   /** Logits after the fed token (node -1) or after draft token `node`: the model's next token there. */
   after(node: number): Float32Array;
-  /** Logits of the mask block after leaf `node` (-1: the fed token, for an empty draft), in position order. */
+  /**
+   * Logits of the mask block after draft token `node` (-1: the fed token), in position order; [] where the
+   * forward had none (only leaves and the fed token carry one unless the draft asked for lookaheadEvery).
+   */
   lookahead(node: number): Float32Array[];
 }
 

@@ -510,7 +510,7 @@ export class Scheduler {
     for (const s of this.seqs) {
       const drafter = s.p.task.drafter;
       const draftCost = (this.draftMsPerTokenRow.get(drafter.name) ?? 0) * batch;
-      s.budget = s.done || drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs, drafter.forwardWidthPerToken, this.overheadPerRow * batch, draftCost), s.limit - s.tokens.length);
+      s.budget = s.done || drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs, (k) => drafter.forwardWidth?.(k) ?? k, this.overheadPerRow * batch, draftCost), s.limit - s.tokens.length);
     }
     // Drafts, asked of each drafter for its own sequences at once.
     const drafts: Draft[] = this.seqs.map(() => ({ tokens: [] }));
@@ -652,7 +652,8 @@ export class Scheduler {
 function clip(d: Draft, budget: number, tree: boolean): Draft {
   const lookahead = Math.max(0, Math.min(MAX_DRAFT_LENGTH, Math.floor(d.lookahead ?? 0)));
   const clipped = clipTokens(d, budget, tree);
-  return lookahead ? { ...clipped, lookahead } : clipped;
+  if (!lookahead) return clipped;
+  return d.lookaheadEvery ? { ...clipped, lookahead, lookaheadEvery: true } : { ...clipped, lookahead };
 }
 
 function clipTokens(d: Draft, budget: number, tree: boolean): Draft {
@@ -685,7 +686,7 @@ function clipTokens(d: Draft, budget: number, tree: boolean): Draft {
 
 /**
  * Where a row's tokens sit in one forward: [fed token, ...draft, ...a mask block after the fed token and after
- * each leaf], their text positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
+ * each leaf (each draft token, with lookaheadEvery)], their text positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
  * ancestors); a mask block sees the fed token, the path to its leaf and itself; nothing sees a block, so the
  * draft's logits are exactly what they would be without one.
  */
@@ -706,8 +707,9 @@ function layoutRow(d: Draft, len: number, maxPosition: number): RowLayout {
   const depth = depths(d);
   const lookahead = d.lookahead ?? 0;
   // A block after the fed token too: when the draft's first token is rejected, that block was conditioned on
-  // exactly the committed text, and its tail still lines up after a partly kept draft.
-  const blocks = lookahead ? [-1, ...(n ? leavesOf(d) : [])] : [];
+  // exactly the committed text, and its tail still lines up after a partly kept draft. With lookaheadEvery, a
+  // block after every draft token: whatever is kept, one block saw exactly it.
+  const blocks = lookahead ? [-1, ...(!n ? [] : d.lookaheadEvery ? d.tokens.map((_, i) => i) : leavesOf(d))] : [];
   const positions = [len, ...depth.map((k) => len + k)];
   const owner: number[] = []; // for each block position (row index 1 + n + m), its leaf
   for (const leaf of blocks) {

@@ -1,17 +1,19 @@
 /**
  * Diffusion drafting (after GravityOCR): the decoder itself, trained to fill a block of mask positions in
  * parallel (bidirectional inside the block), drafts the next block in the same forward that verifies this one.
- * The scheduler puts `lookahead` masks after the fed token and after each leaf of the draft. When the verifier
- * keeps a whole path, the block after its leaf is exactly a draft conditioned on the committed text. When it
- * rejects a token, the block after the fed token is: it saw only committed text, and its slots past the kept
- * tokens draft what follows the verifier's correction.
+ * The scheduler puts `lookahead` masks after the fed token and after every token of a chain draft, so that
+ * whatever the verifier keeps, the block after the last kept token saw exactly the committed text: its slots
+ * draft what follows the verifier's bonus, starting with the most reliable one (slot 0, two tokens on from the
+ * block's start; the later slots are much less often right). A tree (dual-diffusion) carries blocks after
+ * the fed token and its leaves only (a block per node would multiply its width); after a rejection inside it,
+ * the fed token's block drafts on from the slot past the kept tokens.
  *
  * `dual-diffusion` (after D²SD) adds, at the draft's least confident positions (its likely rejection points),
  * a branch taking the runner-up token there with the rest of the draft after it, so a tree verifier can keep
  * the alternative in the same forward; every branch's leaf carries its own mask block, so the continuation
  * after an accepted alternative is re-drafted from that alternative prefix in the same batched pass.
  */
-import { argmax, type Draft, type ForwardView, leavesOf, probability, type Verdict } from '../draft.js';
+import { argmax, type Draft, type ForwardView, probability, type Verdict } from '../draft.js';
 import { type Drafter, type SequenceView, trieOf } from './drafter.js';
 
 export interface DiffusionOptions {
@@ -37,8 +39,6 @@ function slotOf(logits: Float32Array): Slot {
 
 export class DiffusionDrafter implements Drafter {
   readonly name: 'diffusion' | 'dual-diffusion';
-  /** A draft of k brings two blocks of k masks (after the fed token and after the leaf; one more per branch). */
-  readonly forwardWidthPerToken: number;
   private readonly branches: number;
   private readonly branchBelow: number;
   /** Per line: the next draft, read off the last forward's mask block. */
@@ -48,7 +48,11 @@ export class DiffusionDrafter implements Drafter {
     this.branches = opts.branches ?? 0;
     this.branchBelow = opts.branchBelow ?? 0.9;
     this.name = this.branches > 0 ? 'dual-diffusion' : 'diffusion';
-    this.forwardWidthPerToken = 3 + this.branches;
+  }
+
+  /** A chain of k brings k + 1 blocks of k masks; a tree, about k per branch and a block per leaf and the root. */
+  forwardWidth(k: number): number {
+    return this.branches ? k * (3 + this.branches) : k + (k + 1) * k;
   }
 
   propose(seqs: readonly SequenceView[]): Draft[] {
@@ -58,7 +62,7 @@ export class DiffusionDrafter implements Drafter {
       const main = slots.map((s) => s.token);
       // The block after this draft: as long as the draft may be, so a fully kept draft is followed by a full one.
       const lookahead = seq.budget;
-      if (!this.branches || !seq.tree || !slots.length) return { tokens: main, lookahead };
+      if (!this.branches || !seq.tree || !slots.length) return { tokens: main, lookahead, lookaheadEvery: true };
       const doubtful = slots
         .map((s, i) => ({ i, p: s.p }))
         .filter((x) => x.p < this.branchBelow && slots[x.i].second !== this.eos)
@@ -84,9 +88,10 @@ export class DiffusionDrafter implements Drafter {
   observe(seq: SequenceView, draft: Draft, verdict: Verdict, _committed: readonly number[], forward: ForwardView): void {
     const last = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] : -1;
     const block = (node: number): Slot[] => forward.lookahead(node).map(slotOf);
-    if (!draft.tokens.length || leavesOf(draft).includes(last)) {
-      // Nothing was drafted, or the whole path to a leaf was kept: that block saw exactly the committed text.
-      this.next.set(seq.id, block(last));
+    const exact = block(last);
+    if (exact.length) {
+      // The block after the last kept token (the fed token, when nothing was kept) saw exactly the committed text.
+      this.next.set(seq.id, exact);
       return;
     }
     // Rejected before a leaf, after `kept` tokens: the block after the fed token saw only committed text; its

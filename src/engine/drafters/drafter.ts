@@ -31,8 +31,11 @@ export interface Drafter {
   readonly name: string;
   /** The drafter starts from the decoder's hidden state (SequenceView.hidden): only then is it kept per step. */
   readonly usesHiddenState?: boolean;
-  /** Tokens one drafted token puts in the forward (default 1; a diffusion draft also brings its mask block). */
-  readonly forwardWidthPerToken?: number;
+  /**
+   * Tokens a draft of k puts in the forward besides the fed token (default k; a diffusion draft also brings its
+   * mask blocks). The draft-length policy prices a draft by it.
+   */
+  forwardWidth?(k: number): number;
   /** The drafter routes by where the model is reading (SequenceView.attention): only then is it kept per step. */
   readonly usesAttention?: boolean;
   /** Drafts for these sequences; a drafter that runs a model answers asynchronously. */
