@@ -58,17 +58,17 @@ function reads(target: number[], wrongAt = new Set<number>()): BlockModel {
   };
 }
 
-/** The forward as a diffusion drafter reads it back: each block (after the fed token and each leaf, or each
- * token) holds the positions after its bonus. */
+/** The forward as a diffusion drafter reads it back: each block (after the fed token and each leaf, and a
+ * shorter one after each inner token with lookaheadInner) holds the positions after its bonus. */
 function scriptedForward(logits: RowLogits, committed: number, draft: Draft, blocks: BlockModel): ForwardView {
   const depth = depths(draft);
-  const carriers = draft.lookaheadEvery ? draft.tokens.map((_, i) => i) : leavesOf(draft);
+  const leaves = leavesOf(draft);
   return {
     after: (node) => logits.at(node + 1),
     lookahead: (node) => {
-      if (!draft.lookahead || !(node === -1 || carriers.includes(node))) return [];
+      const size = node === -1 || leaves.includes(node) ? (draft.lookahead ?? 0) : Math.min(draft.lookahead ?? 0, draft.lookaheadInner ?? 0);
       const base = committed + (node < 0 ? 0 : depth[node]) + 1;
-      return Array.from({ length: draft.lookahead }, (_, k) => blocks(base + k, k));
+      return Array.from({ length: size }, (_, k) => blocks(base + k, k));
     },
   };
 }
@@ -152,11 +152,16 @@ describe('the diffusion drafters draft the next block in the verifying forward',
     assert.equal(r.text, target);
     assert.equal(r.forwards, perfect);
   });
-  it('after a wrong character in a block, the block after the fed token drafts past the correction', () => {
+  it('after a wrong character in a block, drafting goes on past the correction', () => {
     const wrong = reads(t, new Set([12]));
+    // The block after the last kept token is short (two slots): one short draft, then full blocks again.
     const r = run(new DiffusionDrafter(EOS), new GreedyVerifier(), target, '', 8, wrong);
     assert.equal(r.text, target);
-    assert.equal(r.forwards, perfect + 1, `${r.forwards} forwards`);
+    assert.equal(r.forwards, perfect + 2, `${r.forwards} forwards`);
+    // With blocks after the leaf only, the fed token's block drafts on from the slot past the kept tokens.
+    const leafOnly = run(new DiffusionDrafter(EOS, { inner: 0 }), new GreedyVerifier(), target, '', 8, wrong);
+    assert.equal(leafOnly.text, target);
+    assert.equal(leafOnly.forwards, perfect + 1, `${leafOnly.forwards} forwards`);
   });
   it('after a rejection, the next draft starts at slot 0 of a block that saw exactly the kept text', () => {
     // A model whose blocks are right only in their first slot (as trained blocks are most reliable there): a
@@ -166,6 +171,8 @@ describe('the diffusion drafters draft the next block in the verifying forward',
     const r = run(new DiffusionDrafter(EOS), new GreedyVerifier(), target, '', 8, wrongAfterFirst);
     assert.equal(r.text, target);
     assert.equal(r.forwards, 1 + Math.ceil(target.length / 2), `${r.forwards} forwards`);
+    const leafOnly = run(new DiffusionDrafter(EOS, { inner: 0 }), new GreedyVerifier(), target, '', 8, wrongAfterFirst);
+    assert.ok(leafOnly.forwards > r.forwards, `blocks after the leaf only: ${leafOnly.forwards} forwards`);
   });
   it('dual-diffusion offers the runner-up at a doubtful position, and the tree verifier keeps it', () => {
     const wrong = reads(t, new Set([12, 30]));

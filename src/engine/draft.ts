@@ -22,10 +22,11 @@ export interface Draft {
    */
   lookahead?: number;
   /**
-   * A block after every draft token, not only after leaves: whichever token the verifier rejects, a block saw
-   * exactly the kept text, so the next draft starts at the block's most reliable slot (it costs more width).
+   * Also this many masks (at most `lookahead`) after every draft token that is not a leaf: whichever token the
+   * verifier rejects, a block saw exactly the kept text, so the next draft starts at a block's most reliable
+   * slot. Shorter than `lookahead` to keep the forward narrow: a block's later slots are rarely right.
    */
-  lookaheadEvery?: boolean;
+  lookaheadInner?: number;
 }
 
 export interface Verdict {
@@ -79,7 +80,7 @@ export interface ForwardView {
   after(node: number): Float32Array;
   /**
    * Logits of the mask block after draft token `node` (-1: the fed token), in position order; [] where the
-   * forward had none (only leaves and the fed token carry one unless the draft asked for lookaheadEvery).
+   * forward had none (only leaves and the fed token carry one unless the draft asked for lookaheadInner).
    */
   lookahead(node: number): Float32Array[];
 }

@@ -546,7 +546,7 @@ export class Scheduler {
     const layout = drafts.map((d, r) => layoutRow(d, cache.lengths[r], this.bundle.config.dims.maxText - 1));
     const t = Math.max(...layout.map((l) => l.width));
     const tokens = this.seqs.map((s, r) => {
-      const row = [s.last, ...drafts[r].tokens, ...layout[r].blocks.flatMap(() => Array<number>(layout[r].lookahead).fill(mask))];
+      const row = [s.last, ...drafts[r].tokens, ...Array<number>(layout[r].masks).fill(mask)];
       return [...row, ...Array<number>(t - row.length).fill(pad)];
     });
     const positions = layout.map((l) => [...l.positions, ...Array<number>(t - l.positions.length).fill(l.positions[0])]);
@@ -653,7 +653,8 @@ function clip(d: Draft, budget: number, tree: boolean): Draft {
   const lookahead = Math.max(0, Math.min(MAX_DRAFT_LENGTH, Math.floor(d.lookahead ?? 0)));
   const clipped = clipTokens(d, budget, tree);
   if (!lookahead) return clipped;
-  return d.lookaheadEvery ? { ...clipped, lookahead, lookaheadEvery: true } : { ...clipped, lookahead };
+  const inner = Math.max(0, Math.min(lookahead, Math.floor(d.lookaheadInner ?? 0)));
+  return inner ? { ...clipped, lookahead, lookaheadInner: inner } : { ...clipped, lookahead };
 }
 
 function clipTokens(d: Draft, budget: number, tree: boolean): Draft {
@@ -686,18 +687,17 @@ function clipTokens(d: Draft, budget: number, tree: boolean): Draft {
 
 /**
  * Where a row's tokens sit in one forward: [fed token, ...draft, ...a mask block after the fed token and after
- * each leaf (each draft token, with lookaheadEvery)], their text positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
+ * each leaf (and a shorter one after every other draft token, with lookaheadInner)], their text positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
  * ancestors); a mask block sees the fed token, the path to its leaf and itself; nothing sees a block, so the
  * draft's logits are exactly what they would be without one.
  */
 interface RowLayout {
   width: number;
-  lookahead: number;
-  /** The leaves that carry a block (-1: the fed token, when the draft is empty), in block order. */
-  blocks: number[];
+  /** Mask positions after the draft (all its blocks). */
+  masks: number;
   positions: number[];
   attend(i: number, j: number): boolean;
-  /** Indices in the row of the block after leaf `node` ([] when it has none). */
+  /** Indices in the row of the block after draft token `node` (-1: the fed token; [] when it has none). */
   blockOf(node: number): number[];
 }
 
@@ -706,24 +706,31 @@ function layoutRow(d: Draft, len: number, maxPosition: number): RowLayout {
   const parents = parentsOf(d);
   const depth = depths(d);
   const lookahead = d.lookahead ?? 0;
+  const inner = lookahead ? Math.min(lookahead, d.lookaheadInner ?? 0) : 0;
   // A block after the fed token too: when the draft's first token is rejected, that block was conditioned on
-  // exactly the committed text, and its tail still lines up after a partly kept draft. With lookaheadEvery, a
-  // block after every draft token: whatever is kept, one block saw exactly it.
-  const blocks = lookahead ? [-1, ...(!n ? [] : d.lookaheadEvery ? d.tokens.map((_, i) => i) : leavesOf(d))] : [];
+  // exactly the committed text, and its tail still lines up after a partly kept draft. With lookaheadInner, a
+  // (shorter) block after every other draft token as well: whatever is kept, one block saw exactly it.
+  const leaves = new Set(n ? leavesOf(d) : []);
+  const sized: [number, number][] = !lookahead ? [] : [[-1, lookahead]];
+  for (let i = 0; i < n; i++) {
+    if (leaves.has(i)) sized.push([i, lookahead]);
+    else if (inner) sized.push([i, inner]);
+  }
   const positions = [len, ...depth.map((k) => len + k)];
-  const owner: number[] = []; // for each block position (row index 1 + n + m), its leaf
-  for (const leaf of blocks) {
-    const base = len + (leaf < 0 ? 0 : depth[leaf]);
-    for (let k = 0; k < lookahead; k++) {
+  const owner: number[] = []; // for each block position (row index 1 + n + m), the token it follows
+  const start = new Map<number, [number, number]>(); // node -> [row index of its block, block length]
+  for (const [node, size] of sized) {
+    const base = len + (node < 0 ? 0 : depth[node]);
+    start.set(node, [1 + n + owner.length, size]);
+    for (let k = 0; k < size; k++) {
       positions.push(Math.min(maxPosition, base + 1 + k));
-      owner.push(leaf);
+      owner.push(node);
     }
   }
   const width = 1 + n + owner.length;
   return {
     width,
-    lookahead,
-    blocks,
+    masks: owner.length,
     positions,
     attend(i, j) {
       if (i === j) return true;
@@ -735,8 +742,8 @@ function layoutRow(d: Draft, len: number, maxPosition: number): RowLayout {
       return leaf >= 0 && isAncestor(parents, j - 1, leaf);
     },
     blockOf(node) {
-      const b = blocks.indexOf(node);
-      return b < 0 ? [] : Array.from({ length: lookahead }, (_, k) => 1 + n + b * lookahead + k);
+      const at = start.get(node);
+      return at ? Array.from({ length: at[1] }, (_, k) => at[0] + k) : [];
     },
   };
 }
