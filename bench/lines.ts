@@ -63,6 +63,8 @@ export interface BenchArgs {
   tesseract: boolean;
   out: string;
   batches: number[];
+  /** Timed runs of each configuration, interleaved; the report takes their median. */
+  rounds: number;
 }
 
 /** The options every benchmark takes: how many lines, from where, with tesseract or not, where the JSON goes. */
@@ -73,16 +75,26 @@ export function benchArgs(defaultOut: string): BenchArgs {
       'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
       'no-tesseract': { type: 'boolean', default: false },
       batches: { type: 'string', default: '1,32' },
+      rounds: { type: 'string', default: '1' },
       out: { type: 'string', default: defaultOut },
     },
   });
+  const rounds = Number(values.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1, not "${values.rounds}"`);
   return {
     lines: Number(values.lines),
     evalDir: resolve(values['eval-dir']),
     tesseract: !values['no-tesseract'],
     out: values.out,
     batches: values.batches.split(',').map(Number),
+    rounds,
   };
+}
+
+/** The median of some timings (the lower middle one for an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)];
 }
 
 /** When, with which model (and how trained), on what machine. */

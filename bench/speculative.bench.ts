@@ -6,12 +6,13 @@
  *
  *   npm run bench:spec                        # docbank lines from ../shared/eval if present
  *   npm run bench:spec -- --lines 32 --no-tesseract
+ *   npm run bench:spec -- --rounds 3           # every configuration 3 times, interleaved; times are medians
  */
 import { Engine } from '../src/engine/engine.js';
 import type { DecodingOptionsInput } from '../src/engine/options.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
-import { benchArgs, benchLines, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
+import { benchArgs, benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
 
 interface Config {
   name: string;
@@ -62,14 +63,27 @@ async function main(): Promise<void> {
   const rows: Record<string, number | string | boolean>[] = [];
   for (const batch of batches) {
     engine.maxBatch = batch;
-    let ar: { decodeMs: number; texts: string[] } | null = null;
-    for (const c of configs) {
-      const t0 = performance.now();
-      const { lines, metrics } = await engine.readLines(bl.crops, { decoding: c.decoding });
-      const seconds = (performance.now() - t0) / 1000;
+    // Rounds run every configuration once each, so a slow moment of the machine lands on one sample of several
+    // configurations, not on all samples of one. Counts (tokens, forwards) are the first round's.
+    const runs = configs.map(() => ({ decodeMs: [] as number[], draftMs: [] as number[], seconds: [] as number[] }));
+    const first: Awaited<ReturnType<Engine['readLines']>>[] = [];
+    for (let round = 0; round < args.rounds; round++) {
+      for (const [i, c] of configs.entries()) {
+        const t0 = performance.now();
+        const result = await engine.readLines(bl.crops, { decoding: c.decoding });
+        runs[i].seconds.push((performance.now() - t0) / 1000);
+        runs[i].decodeMs.push(result.metrics.decodeMs);
+        runs[i].draftMs.push(result.metrics.draftMs);
+        if (round === 0) first.push(result);
+        process.stderr.write(`batch ${batch}, round ${round + 1}/${args.rounds}: ${c.name} done\n`);
+      }
+    }
+    const arTexts = first[0].lines.map((l) => l.text);
+    const arDecodeMs = median(runs[0].decodeMs);
+    for (const [i, c] of configs.entries()) {
+      const { lines, metrics } = first[i];
       const texts = lines.map((l) => l.text);
-      if (!ar) ar = { decodeMs: metrics.decodeMs, texts };
-      const arTexts = ar.texts;
+      const decodeMs = median(runs[i].decodeMs);
       rows.push({
         config: c.name,
         lossless: c.lossless,
@@ -82,14 +96,14 @@ async function main(): Promise<void> {
         draftTokens: metrics.draftTokens,
         acceptedTokens: metrics.acceptedTokens,
         acceptanceByPosition: metrics.acceptanceByPosition.slice(0, 8).map((x) => Number(x.toFixed(3))).join(' '),
-        decodeMs: metrics.decodeMs,
-        draftMs: metrics.draftMs,
-        decodeSpeedup: ar.decodeMs / metrics.decodeMs,
-        linesPerSecond: bl.crops.length / seconds,
-        cer: corpusCer(texts.map((t, i) => tally(t, bl.truth[i]))),
-        changedVsAr: corpusCer(texts.map((t, i) => tally(t, arTexts[i]))),
+        decodeMs,
+        draftMs: median(runs[i].draftMs),
+        decodeSpeedup: arDecodeMs / decodeMs,
+        linesPerSecond: bl.crops.length / median(runs[i].seconds),
+        rounds: args.rounds,
+        cer: corpusCer(texts.map((t, j) => tally(t, bl.truth[j]))),
+        changedVsAr: corpusCer(texts.map((t, j) => tally(t, arTexts[j]))),
       });
-      process.stderr.write(`batch ${batch}: ${c.name} done\n`);
     }
   }
   const tess = args.tesseract ? await tesseractVersion() : null;
@@ -102,7 +116,7 @@ async function main(): Promise<void> {
   const report = {
     ...reportHeader(engine),
     lines: bl.source,
-    notes: 'tokensPerForward counts the bonus token (AR = 1.0); decodeSpeedup is decode time (decoder forwards plus drafting: draftMs) of AR / this config at the same batch; changedVsAr is CER of this output against AR output (0 = byte-identical). Verification (for joint, its CTC prefix scoring) is outside decodeMs and inside lines/s.',
+    notes: 'tokensPerForward counts the bonus token (AR = 1.0); decodeSpeedup is decode time (decoder forwards plus drafting: draftMs) of AR / this config at the same batch; times (decodeMs, draftMs, linesPerSecond) are medians over rounds, counts are from the first round; changedVsAr is CER of this output against AR output (0 = byte-identical). Verification (for joint, its CTC prefix scoring) is outside decodeMs and inside lines/s.',
     rows,
     tesseract: tessRow,
   };
