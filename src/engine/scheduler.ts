@@ -687,9 +687,10 @@ function clipTokens(d: Draft, budget: number, tree: boolean): Draft {
 
 /**
  * Where a row's tokens sit in one forward: [fed token, ...draft, ...a mask block after the fed token and after
- * each leaf (and a shorter one after every other draft token, with lookaheadInner)], their text positions, and who may see whom. The fed token and the draft attend as a chain or tree (each token its
- * ancestors); a mask block sees the fed token, the path to its leaf and itself; nothing sees a block, so the
- * draft's logits are exactly what they would be without one.
+ * each leaf, and a shorter one after every other draft token with lookaheadInner], their text positions, and
+ * who may see whom. The fed token and the draft attend as a chain or tree (each token its ancestors); a mask
+ * block sees the fed token, the path to the token it follows and itself; nothing sees a block, so the draft's
+ * logits are exactly what they would be without one.
  */
 interface RowLayout {
   width: number;

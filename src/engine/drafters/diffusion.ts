@@ -1,10 +1,10 @@
 /**
  * Diffusion drafting (after GravityOCR): the decoder itself, trained to fill a block of mask positions in
  * parallel (bidirectional inside the block), drafts the next block in the same forward that verifies this one.
- * The scheduler puts `lookahead` masks after the fed token and after every token of a chain draft, so that
- * whatever the verifier keeps, the block after the last kept token saw exactly the committed text: its slots
- * draft what follows the verifier's bonus, starting with the most reliable one (slot 0, two tokens on from the
- * block's start; the later slots are much less often right). A tree (dual-diffusion) carries blocks after
+ * For a chain draft the scheduler puts `lookahead` masks after the fed token and after the draft's last token,
+ * and a short block after each token between, so that whatever the verifier keeps, the block after the last
+ * kept token saw exactly the committed text: its slots draft what follows the verifier's bonus, starting with
+ * the most reliable one (slot 0; the later slots are much less often right). A tree (dual-diffusion) carries blocks after
  * the fed token and its leaves only (a block per node would multiply its width); after a rejection inside it,
  * the fed token's block drafts on from the slot past the kept tokens.
  *
