@@ -1,12 +1,11 @@
 /**
  * Diffusion drafting (after GravityOCR): the decoder itself, trained to fill a block of mask positions in
  * parallel (bidirectional inside the block), drafts the next block in the same forward that verifies this one.
- * For a chain draft the scheduler puts `lookahead` masks after the fed token and after the draft's last token,
- * and a short block after each token between, so that whatever the verifier keeps, the block after the last
- * kept token saw exactly the committed text: its slots draft what follows the verifier's bonus, starting with
- * the most reliable one (slot 0; the later slots are much less often right). A tree (dual-diffusion) carries blocks after
- * the fed token and its leaves only (a block per node would multiply its width); after a rejection inside it,
- * the fed token's block drafts on from the slot past the kept tokens.
+ * The scheduler puts `lookahead` masks after the fed token and after each leaf of the draft, and a short block
+ * after each token between, so that whatever the verifier keeps, the block after the last kept token saw
+ * exactly the committed text: its slots draft what follows the verifier's bonus, starting with the most
+ * reliable one (slot 0; the later slots are much less often right). Without the short blocks (`inner: 0`),
+ * after a rejection the fed token's block drafts on from its slot past the kept tokens.
  *
  * `dual-diffusion` (after D²SD) adds, at the draft's least confident positions (its likely rejection points),
  * a branch taking the runner-up token there with the rest of the draft after it, so a tree verifier can keep
@@ -17,10 +16,11 @@ import { argmax, type Draft, type ForwardView, probability, type Verdict } from 
 import { type Drafter, type SequenceView, trieOf } from './drafter.js';
 
 /**
- * Masks after each inner token of a chain draft. Two: on 100 synthetic lines (not the evaluation set), auto
- * draft lengths, 0/1/2/3 gave 2.29/2.41/2.50/2.39 tokens per forward at batch 1 (time within noise) and
+ * Masks after each inner token of a draft. Two: on 100 synthetic lines (not the evaluation set), diffusion with
+ * auto draft lengths, 0/1/2/3 gave 2.29/2.41/2.50/2.39 tokens per forward at batch 1 (time within noise) and
  * 2.37/2.44/2.52/2.43 at batch 32 (2 the fastest, 9% under 0); a trained block's slots past the second are
- * right too rarely to pay for the width.
+ * right too rarely to pay for the width. dual-diffusion + tree, batch 1: 2.72 to 3.11 at length 8, 2.85 to
+ * 3.08 with auto lengths.
  */
 const INNER_BLOCK = 2;
 
@@ -29,7 +29,7 @@ export interface DiffusionOptions {
   branches?: number;
   /** Positions at least this confident are not worth an alternative. */
   branchBelow?: number;
-  /** Masks after each inner token of a chain draft (the block after its last token is as long as the draft). */
+  /** Masks after each inner token of a draft (the blocks after its leaves are as long as the draft). */
   inner?: number;
 }
 
@@ -62,10 +62,10 @@ export class DiffusionDrafter implements Drafter {
     this.name = this.branches > 0 ? 'dual-diffusion' : 'diffusion';
   }
 
-  /** A chain of k: blocks of k after the fed token and its last token, shorter ones after the others; a tree:
-   * about k per branch and a block per leaf and the fed token. */
+  /** At most: k tokens per branch, blocks of k after the fed token and each leaf, short ones after the rest. */
   forwardWidth(k: number): number {
-    return this.branches ? k * (3 + this.branches) : 3 * k + (k - 1) * Math.min(k, this.inner);
+    const paths = 1 + this.branches;
+    return k * paths + k * (1 + paths) + (k - 1) * paths * Math.min(k, this.inner);
   }
 
   propose(seqs: readonly SequenceView[]): Draft[] {
@@ -75,15 +75,16 @@ export class DiffusionDrafter implements Drafter {
       const main = slots.map((s) => s.token);
       // The block after this draft: as long as the draft may be, so a fully kept draft is followed by a full one.
       const lookahead = seq.budget;
-      if (!this.branches || !seq.tree || !slots.length) return { tokens: main, lookahead, lookaheadInner: this.inner };
+      const blocks = { lookahead, lookaheadInner: this.inner };
+      if (!this.branches || !seq.tree || !slots.length) return { tokens: main, ...blocks };
       const doubtful = slots
         .map((s, i) => ({ i, p: s.p }))
         .filter((x) => x.p < this.branchBelow && slots[x.i].second !== this.eos)
         .sort((a, b) => a.p - b.p)
         .slice(0, this.branches);
-      if (!doubtful.length) return { tokens: main, lookahead };
+      if (!doubtful.length) return { tokens: main, ...blocks };
       const alternatives = doubtful.map(({ i }) => [...main.slice(0, i), slots[i].second, ...main.slice(i + 1)]);
-      return { ...trieOf([main, ...alternatives]), lookahead };
+      return { ...trieOf([main, ...alternatives]), ...blocks };
     });
   }
 
