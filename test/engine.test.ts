@@ -139,6 +139,19 @@ describe('batched line decoding', () => {
     assert.deepEqual([...b.lines].reverse().map((l) => l.text), a.lines.map((l) => l.text));
   });
 
+  it('under an auto draft length, pmtp\'s own gate sets how deep it drafts, past what MTP may', async () => {
+    const mtp = await engine.readLines(crops, { decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 'auto' } });
+    const pmtp = await engine.readLines(crops, { decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 'auto' } });
+    // auto hands the gated head its whole depth (twice the trained one): the same drafts as asking for that depth.
+    const deepest = await engine.readLines(crops, { decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 2 * (engine.bundle.config.pmtp?.depth ?? 0) } });
+    assert.equal(pmtp.metrics.draftTokens, deepest.metrics.draftTokens);
+    assert.equal(pmtp.metrics.forwards, deepest.metrics.forwards);
+    const mtpDepth = 2 * (engine.bundle.config.mtp?.depth ?? 0);
+    assert.ok(mtp.metrics.acceptanceByPosition.length <= mtpDepth, 'the MTP head drafts at most twice its trained depth');
+    assert.ok(pmtp.metrics.acceptanceByPosition.length > mtpDepth, `P-MTP drafts reached depth ${pmtp.metrics.acceptanceByPosition.length}`);
+    assert.ok(pmtp.metrics.meanAcceptanceLength > mtp.metrics.meanAcceptanceLength, `tokens per forward: pmtp ${pmtp.metrics.meanAcceptanceLength}, mtp ${mtp.metrics.meanAcceptanceLength}`);
+  });
+
   it('refuses a crop that is not at the model line height', async () => {
     const bad = { width: 10, height: 20, data: new Uint8Array(200) };
     await failsWith(engine.readLines([bad]), 'INVALID_CROP');

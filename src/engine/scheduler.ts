@@ -510,7 +510,10 @@ export class Scheduler {
     for (const s of this.seqs) {
       const drafter = s.p.task.drafter;
       const draftCost = (this.draftMsPerTokenRow.get(drafter.name) ?? 0) * batch;
-      s.budget = s.done || drafter.name === 'none' ? 0 : Math.min(s.policy.next(batch, this.costs, (k) => drafter.forwardWidth?.(k) ?? k, this.overheadPerRow * batch, draftCost), s.limit - s.tokens.length);
+      const length = drafter.gatedDepth && s.policy.setting === 'auto'
+        ? drafter.gatedDepth
+        : s.policy.next(batch, this.costs, (k) => drafter.forwardWidth?.(k) ?? k, this.overheadPerRow * batch, draftCost);
+      s.budget = s.done || drafter.name === 'none' ? 0 : Math.min(length, s.limit - s.tokens.length);
     }
     // Drafts, asked of each drafter for its own sequences at once.
     const drafts: Draft[] = this.seqs.map(() => ({ tokens: [] }));

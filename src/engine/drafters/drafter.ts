@@ -36,6 +36,11 @@ export interface Drafter {
    * mask blocks). The draft-length policy prices a draft by it.
    */
   forwardWidth?(k: number): number;
+  /**
+   * The drafter ends each line's draft where its own confidence gate closes, at most this deep: under an `auto`
+   * draft length it gets this whole depth, and the gate, not the draft-length policy, sets each draft's length.
+   */
+  readonly gatedDepth?: number;
   /** The drafter routes by where the model is reading (SequenceView.attention): only then is it kept per step. */
   readonly usesAttention?: boolean;
   /** Drafts for these sequences; a drafter that runs a model answers asynchronously. */

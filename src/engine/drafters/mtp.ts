@@ -39,6 +39,7 @@ export class MtpDrafter implements Drafter {
   private readonly gate: number;
   /** Depths beyond the trained ones still draft, but rarely pay: stop at twice the trained depth. */
   private readonly maxDepth: number;
+  readonly gatedDepth?: number;
   private readonly heads: number;
   private readonly headDim: number;
   private readonly maxPosition: number;
@@ -55,6 +56,8 @@ export class MtpDrafter implements Drafter {
     this.usesAttention = this.route > 0;
     this.name = this.route > 0 ? 'routed' : this.gate > 0 ? 'pmtp' : 'mtp';
     this.maxDepth = 2 * trained.depth;
+    // P-MTP's dynamic length: the gate ends each line's draft, so `auto` drafts as deep as the head goes.
+    if (this.gate > 0) this.gatedDepth = this.maxDepth;
     this.heads = bundle.config.dims.nHeads;
     this.headDim = bundle.config.dims.headDim;
     this.maxPosition = bundle.config.dims.maxText - 1;
