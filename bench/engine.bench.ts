@@ -14,12 +14,7 @@ import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
 import { decoderStep } from '../src/engine/step.js';
 import { runVision } from '../src/engine/vision.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
-import { benchArgs, benchLines, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
+import { benchArgs, benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
 
 async function forwardMs(engine: Engine, crops: GrayCrop[], batch: number, newTokens: number, cacheLen: number, reps: number): Promise<number> {
   const { bundle } = engine;

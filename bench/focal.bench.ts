@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { Engine } from '../src/engine/engine.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
-import { benchLines, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
+import { benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
 
 const { values } = parseArgs({
   options: {
@@ -65,7 +65,6 @@ for (let round = 0; round < rounds; round++) {
     });
   }
 }
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const r of rows) r.msPerStep = median(stepMs.get(r.keep) ?? [0]);
 const base = rows[0].msPerStep;
 for (const r of rows) r.stepSpeedup = base / r.msPerStep;

@@ -91,10 +91,10 @@ export function benchArgs(defaultOut: string): BenchArgs {
   };
 }
 
-/** The median of some timings (the lower middle one for an even count). */
+/** The median of some timings (the upper middle one for an even count). */
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor((s.length - 1) / 2)];
+  return s[Math.floor(s.length / 2)];
 }
 
 /** When, with which model (and how trained), on what machine. */
