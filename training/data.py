@@ -41,8 +41,9 @@ def collate(samples):
 class LineBatches(IterableDataset):
     """Endless width-bucketed batches; `max_chars` is a shared value the trainer raises (curriculum)."""
 
-    def __init__(self, seed: int, max_chars, pixel_budget: int = 12000, max_batch: int = 48, pool: int = 384):
-        self.seed, self.max_chars = seed, max_chars
+    def __init__(self, seed: int, max_chars, pixel_budget: int = 12000, max_batch: int = 48, pool: int = 384,
+                 as_numpy: bool = False):
+        self.seed, self.max_chars, self.as_numpy = seed, max_chars, as_numpy
         self.pixel_budget, self.max_batch, self.pool = pixel_budget, max_batch, pool
 
     def __iter__(self):
@@ -65,7 +66,13 @@ class LineBatches(IterableDataset):
                 batches.append(cur)
             rng.shuffle(batches)
             for b in batches:
-                yield collate(b)
+                out = collate(b)
+                yield {k: v.numpy() for k, v in out.items() if k != "texts"} if self.as_numpy else out
+
+
+def as_is(batch):
+    """The loader's collate_fn for numpy batches: they travel through a pipe, not shared memory."""
+    return batch
 
 
 def held_out(n: int = 200, seed: int = 987654, max_chars: int = 120):

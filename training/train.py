@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
-from data import LineBatches, collate, held_out  # noqa: E402
+from data import LineBatches, as_is, collate, held_out  # noqa: E402
 from metrics import cer  # noqa: E402
 from model import (ModelConfig, OCRModel, block_targets, ctc_alignment, ctc_greedy, greedy_decode,  # noqa: E402
                    sample_blocks)
@@ -79,10 +79,12 @@ def main():
     ap.add_argument("--init", help="weights-only checkpoint to start from")
     ap.add_argument("--hours", type=float, default=2.0, help="stop (and save) after this long")
     ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--warmup", type=int, default=300)
+    ap.add_argument("--warmup", type=int, default=300, help="steps of linear lr warm-up for a fresh optimiser")
     ap.add_argument("--decay-from", type=int, default=None, help="cool down: from this step the lr falls linearly ...")
     ap.add_argument("--decay-steps", type=int, default=1000, help="... over this many steps ...")
     ap.add_argument("--decay-to", type=float, default=3e-5, help="... to this lr, and stays there")
+    ap.add_argument("--decay-frac", type=float, default=None,
+                    help="or cool down by the clock: over the last FRAC of --hours, for runs whose speed is unknown")
     ap.add_argument("--ctc-weight", type=float, default=0.5)
     ap.add_argument("--pixel-budget", type=int, default=12000, help="sum of padded widths per batch")
     ap.add_argument("--max-batch", type=int, default=48)
@@ -98,7 +100,11 @@ def main():
     ap.add_argument("--block-min", type=int, default=4)
     ap.add_argument("--block-max", type=int, default=16)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--device", default="cpu", help="cpu, or cuda (bf16 autocast)")
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda (fp32 with TF32 matrix products)")
+    ap.add_argument("--amp", action="store_true", help="on cuda: bf16 autocast")
+    ap.add_argument("--pipe-batches", action="store_true",
+                    help="send batches from the data workers through pipes (for machines with a small /dev/shm)")
+    ap.add_argument("--pool", type=int, default=None, help="lines each data worker renders before bucketing them")
     ap.add_argument("--workers", type=int, default=1, help="data-generating processes")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
@@ -109,20 +115,26 @@ def main():
         f.write(str(os.getpid()))
     cfg = ModelConfig(vocab_size=len(charset.VOCAB))
     dev = torch.device(args.device)
+    if dev.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     model = OCRModel(cfg).to(dev)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
     step, seen = 0, 0
+    warm_from = 0  # the step a fresh optimiser starts at: its warm-up counts from there
     last = os.path.join(args.run, "last.pt")
     if os.path.exists(last):
-        st = torch.load(last, map_location=dev)
+        st = torch.load(last, map_location=dev, weights_only=False)
         model.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
         step, seen = st["step"], st["seen"]
+        warm_from = None  # the optimiser's state came back with the weights: no warm-up
         print(f"resumed {last} at step {step}", flush=True)
     elif args.init:
-        st = torch.load(args.init, map_location=dev)
+        st = torch.load(args.init, map_location=dev, weights_only=False)
         model.load_state_dict(st["model"])
         step, seen = st.get("step", 0), st.get("seen", 0)
+        warm_from = step
         print(f"initialised from {args.init} (step {step})", flush=True)
     print(f"{sum(p.numel() for p in model.parameters()) / 1e6:.2f}M parameters", flush=True)
 
@@ -133,7 +145,9 @@ def main():
         os.replace(tmp, last)
         cpu = {k: v.detach().cpu() for k, v in model.state_dict().items()}  # loadable anywhere
         extra = {"diffusion": {"blockMin": args.block_min, "blockMax": args.block_max}} if args.diffusion_weight > 0 else {}
-        torch.save({"model": cpu, "step": step, "seen": seen, "config": cfg.to_dict(), **extra}, os.path.join(args.run, "weights.pt"))
+        weights = os.path.join(args.run, "weights.pt")
+        torch.save({"model": cpu, "step": step, "seen": seen, "config": cfg.to_dict(), **extra}, weights + ".tmp")
+        os.replace(weights + ".tmp", weights)
 
     stop = {"now": False}
 
@@ -144,8 +158,9 @@ def main():
 
     max_chars = mp.Value("i", curriculum(step, args.cur_start, args.cur_full, args.cur_ramp))
     ds = LineBatches(seed=args.seed * 7919 + step, max_chars=max_chars, pixel_budget=args.pixel_budget,
-                     max_batch=args.max_batch, pool=max(384, 8 * args.max_batch))
+                     max_batch=args.max_batch, pool=args.pool or max(384, 8 * args.max_batch), as_numpy=args.pipe_batches)
     loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=4,
+                                         collate_fn=as_is if args.pipe_batches else None,
                                          persistent_workers=True)
     evalset = held_out()
     log = open(os.path.join(args.run, "log.jsonl"), "a")
@@ -154,14 +169,19 @@ def main():
     brng = torch.Generator().manual_seed(args.seed * 31 + step)
     model.train()
     for batch in loader:
-        lr = args.lr * min(1.0, (step + 1) / args.warmup)
+        # Counted from this run's start: a continuation (--init) once got no warm-up at all, because its global
+        # step was already past --warmup, and a fresh AdamW at full rate wrecked the weights in a few steps.
+        lr = args.lr * (1.0 if warm_from is None else min(1.0, (step - warm_from + 1) / args.warmup))
         if args.decay_from is not None:
             frac = min(1.0, max(0.0, (step - args.decay_from) / args.decay_steps))
             lr += (args.decay_to - lr) * frac
+        elif args.decay_frac:
+            left = 1.0 - (time.time() - t0) / (args.hours * 3600)
+            lr += (args.decay_to - lr) * min(1.0, max(0.0, 1.0 - left / args.decay_frac))
         for g in opt.param_groups:
             g["lr"] = lr
-        pix, widths, tin, tgt = (batch[k].to(dev, non_blocking=True) for k in ("pixels", "widths", "tokens", "targets"))
-        amp = torch.autocast(device_type="cuda", dtype=torch.bfloat16) if dev.type == "cuda" else contextlib.nullcontext()
+        pix, widths, tin, tgt = (torch.as_tensor(batch[k]).to(dev, non_blocking=True) for k in ("pixels", "widths", "tokens", "targets"))
+        amp = torch.autocast(device_type="cuda", dtype=torch.bfloat16) if args.amp else contextlib.nullcontext()
         with amp:
             blocks, block_len = None, 0
             if args.diffusion_weight > 0:
