@@ -265,7 +265,9 @@ def main():
             break
     save()
     print(f"saved at step {step}", flush=True)
-    os._exit(0)  # the data worker loops forever; do not wait for it
+    for child in mp.active_children():  # the data workers loop forever; one blocked on a full pipe never exits
+        child.terminate()
+    os._exit(0)
 
 
 if __name__ == "__main__":
