@@ -4,7 +4,7 @@
 # speed is not known beforehand), and leave the new weights and log in $OUT/run. From this machine, once:
 #   /usr/bin/python3 training/pack_assets.py --out training/assets && mkdir -p training/packed &&
 #     tar -C training -cJf training/packed/assets.tar.xz assets      # fonts and corpora, 15 MB packed
-# then the device tool's run: `bash training/gpu.sh 7` with carry ["training/packed"]; copy the returned
+# then the device tool's run: `bash training/gpu.sh 6.6` (about 8 minutes in all) with carry ["training/packed"]; copy the returned
 # weights.pt over the checkpoint and export (training/README.md).
 set -euo pipefail
 MINUTES=${1:-7}
