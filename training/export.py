@@ -78,7 +78,7 @@ def main():
         FOCAL = [int(i) for i in focal_report["best"]]
     torch.set_num_threads(2)
 
-    st = torch.load(args.ckpt)
+    st = torch.load(args.ckpt, map_location="cpu", weights_only=False)
     cfg = ModelConfig(**st["config"])
     model = OCRModel(cfg)
     model.load_state_dict(st["model"])

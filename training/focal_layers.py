@@ -42,7 +42,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    st = torch.load(args.ckpt, map_location="cpu")
+    st = torch.load(args.ckpt, map_location="cpu", weights_only=False)
     cfg = ModelConfig(**st["config"]) if "config" in st else ModelConfig(vocab_size=len(charset.VOCAB))
     model = OCRModel(cfg)
     model.load_state_dict(st["model"])

@@ -107,7 +107,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    st = torch.load(args.ckpt, map_location="cpu")
+    st = torch.load(args.ckpt, map_location="cpu", weights_only=False)
     model = OCRModel(ModelConfig(**st["config"]))
     model.load_state_dict(st["model"])
     lines = held_out(args.lines, seed=args.seed)

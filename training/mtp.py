@@ -151,7 +151,7 @@ def mtp_loss(base, head, pixels, widths, tokens, targets, route: float = 0.0, fo
 
 
 def load_base(path, dev):
-    st = torch.load(path, map_location=dev)
+    st = torch.load(path, map_location=dev, weights_only=False)
     cfg = ModelConfig(**st["config"]) if "config" in st else ModelConfig(vocab_size=len(charset.VOCAB))
     base = OCRModel(cfg).to(dev)
     base.load_state_dict(st["model"])
@@ -175,14 +175,14 @@ def train(args):
     last = os.path.join(args.run, "mtp-last.pt")
     step, seen = 0, 0
     if os.path.exists(last):
-        st = torch.load(last, map_location=dev)
+        st = torch.load(last, map_location=dev, weights_only=False)
         head.load_state_dict(st["head"])
         opt.load_state_dict(st["opt"])
         step, seen = st["step"], st["seen"]
         print(f"resumed at step {step}", flush=True)
     elif args.init:
         # Re-fit a head trained on an earlier base: its block starts from there, the optimiser afresh.
-        st = torch.load(args.init, map_location=dev)
+        st = torch.load(args.init, map_location=dev, weights_only=False)
         head.load_state_dict(st["head"])
         step, seen = st.get("step", 0), st.get("seen", 0)
         if st.get("depth", DEPTH) != depth:
@@ -256,7 +256,7 @@ def export(args):
     import onnx  # noqa: F401  (fail early when the exporter's dependency is missing)
     dev = torch.device("cpu")
     base, cfg = load_base(args.base, dev)
-    st = torch.load(args.head, map_location=dev)
+    st = torch.load(args.head, map_location=dev, weights_only=False)
     head = MTPHead(cfg)
     head.load_state_dict(st["head"])
     head.eval()
