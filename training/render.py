@@ -123,7 +123,7 @@ def render_line(text: str, other: str, bank: FontBank, rng: random.Random) -> tu
 def degrade(img: Image.Image, bg: int, rng: random.Random) -> Image.Image:
     if rng.random() < 0.35:
         # Slight skew, as a line finder's box around a slanted line holds it: the whole line stays in the crop.
-        # Turned inside its own frame, a long line's ends left it (at 1.5 degrees, 4% of turned lines lost a tenth
+        # Turned inside its own frame, a long line's ends left it (at up to 1.5 degrees, 4% of turned lines lost a tenth
         # of their ink) while the label kept their characters, which taught the decoder to invent line ends.
         # So the frame grows to hold it, and a long line turns less (its rise at most a third of the height).
         deg = rng.uniform(-1.5, 1.5)
