@@ -21,7 +21,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import collate, held_out, make_sample  # noqa: E402
-from model import NEG, ModelConfig, OCRModel, greedy_decode  # noqa: E402
+from model import NEG, OCRModel, greedy_decode, load_model  # noqa: E402
 from render import IMAGE_HEIGHT, MAX_WIDTH, WIDTH_MULTIPLE  # noqa: E402
 
 FOCAL = [1, 2]
@@ -78,11 +78,8 @@ def main():
         FOCAL = [int(i) for i in focal_report["best"]]
     torch.set_num_threads(2)
 
-    st = torch.load(args.ckpt, map_location="cpu", weights_only=False)
-    cfg = ModelConfig(**st["config"])
-    model = OCRModel(cfg)
-    model.load_state_dict(st["model"])
-    model.eval()
+    model, st = load_model(args.ckpt)
+    cfg = model.cfg
     os.makedirs(args.out, exist_ok=True)
     L, H, dh = cfg.n_layers, cfg.n_heads, cfg.d_model // cfg.n_heads
 

@@ -19,7 +19,7 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import collate, held_out  # noqa: E402
-from model import ModelConfig, OCRModel, ctc_alignment  # noqa: E402
+from model import ctc_alignment, load_model  # noqa: E402
 
 SHARES = (0.05, 0.1, 0.2)
 
@@ -42,13 +42,9 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    st = torch.load(args.ckpt, map_location="cpu", weights_only=False)
-    cfg = ModelConfig(**st["config"]) if "config" in st else ModelConfig(vocab_size=len(charset.VOCAB))
-    model = OCRModel(cfg)
-    model.load_state_dict(st["model"])
-    model.eval()
+    model, st = load_model(args.ckpt)
     lines = held_out(args.lines)
-    L = cfg.n_layers
+    L = model.cfg.n_layers
     combos = [(i,) for i in range(L)] + list(itertools.combinations(range(L), 2))
     hits = {c: {s: 0 for s in SHARES} for c in combos}
     total = 0

@@ -17,7 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import collate, held_out  # noqa: E402
 from metrics import cer  # noqa: E402
-from model import NEG, ModelConfig, OCRModel  # noqa: E402
+from model import NEG, OCRModel, load_model  # noqa: E402
 
 NEG_INF = -1e30
 CANDIDATES = 5
@@ -107,9 +107,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    st = torch.load(args.ckpt, map_location="cpu", weights_only=False)
-    model = OCRModel(ModelConfig(**st["config"]))
-    model.load_state_dict(st["model"])
+    model, st = load_model(args.ckpt)
     lines = held_out(args.lines, seed=args.seed)
     for w in (float(x) for x in args.weights.split(",")):
         print(f"step {st.get('step')} seed {args.seed} ctc weight {w}: joint CER {evaluate_joint(model, lines, w):.4f}", flush=True)

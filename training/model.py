@@ -309,3 +309,15 @@ def ctc_greedy(ctc_logits, vis_mask, blank: int = 0):
             prev = i
         res.append(seq)
     return res
+
+
+def load_model(path: str, device="cpu"):
+    """A weights-only checkpoint (train.py's weights.pt) -> (the model in eval mode on `device`, the checkpoint)."""
+    # Our own files hold plain Python values beside the tensors, which PyTorch >= 2.6 refuses by default.
+    st = torch.load(path, map_location=device, weights_only=False)
+    if "config" not in st:
+        raise ValueError(f"{path}: not a model checkpoint (no 'config')")
+    model = OCRModel(ModelConfig(**st["config"])).to(device)
+    model.load_state_dict(st["model"])
+    model.eval()
+    return model, st

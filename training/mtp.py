@@ -39,7 +39,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import LineBatches  # noqa: E402
-from model import NEG, ModelConfig, OCRModel  # noqa: E402
+from model import NEG, ModelConfig, OCRModel, load_model  # noqa: E402
 
 DEPTH = 3
 
@@ -151,11 +151,8 @@ def mtp_loss(base, head, pixels, widths, tokens, targets, route: float = 0.0, fo
 
 
 def load_base(path, dev):
-    st = torch.load(path, map_location=dev, weights_only=False)
-    cfg = ModelConfig(**st["config"]) if "config" in st else ModelConfig(vocab_size=len(charset.VOCAB))
-    base = OCRModel(cfg).to(dev)
-    base.load_state_dict(st["model"])
-    base.eval()
+    base, _ = load_model(path, dev)
+    cfg = base.cfg
     for p in base.parameters():
         p.requires_grad_(False)
     return base, cfg

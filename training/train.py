@@ -9,7 +9,6 @@ Logs one JSON object per line to RUN/log.jsonl. Evaluates CER on held-out synthe
 import argparse
 import contextlib
 import json
-import math
 import multiprocessing as mp
 import os
 import signal

@@ -17,7 +17,7 @@ import charset  # noqa: E402
 from data import collate, held_out  # noqa: E402
 from joint import joint_decode  # noqa: E402
 from metrics import edit_distance, norm  # noqa: E402
-from model import ModelConfig, OCRModel, greedy_decode  # noqa: E402
+from model import greedy_decode, load_model  # noqa: E402
 
 
 @torch.no_grad()
@@ -69,10 +69,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    st = torch.load(args.ckpt, map_location="cpu", weights_only=False)
-    model = OCRModel(ModelConfig(**st["config"]))
-    model.load_state_dict(st["model"])
-    model.eval()
+    model, st = load_model(args.ckpt)
     lines = held_out(args.lines, seed=args.seed)
     refs = [t for _, t in lines]
     ar, joint = read_all(model, lines, args.ctc_weight)
