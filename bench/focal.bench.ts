@@ -4,13 +4,21 @@
  * lines. Accuracy retained = 1 - CER of the pruned text against the unpruned text of the same lines; CER against
  * the ground truth is reported too. Writes JSON, prints a table, and draws the plot as a PNG.
  *
+ * With --regions K it reads multi-line regions instead, with a region bundle: runs of K consecutive DocBank lines
+ * of a page, each read as one sequence (the decoder attending to all K lines' visual tokens), beside the line
+ * bundle reading the same lines one at a time and tesseract on them.
+ *
  *   npm run bench:focal -- [--lines 64] [--pool 400] [--rounds 3] [--batch 1] [--no-tesseract]
+ *   npm run bench:focal -- --regions 4 [--lines 38] [--model models/specula-region-base]
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { Engine } from '../src/engine/engine.js';
+import { Engine, type ReadMetrics } from '../src/engine/engine.js';
+import type { DecodingOptionsInput } from '../src/engine/options.js';
+import type { GrayCrop } from '../src/engine/preprocess.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
+import { loadRegionCrops } from '../src/eval/region-crops.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
 import { benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
 
@@ -22,36 +30,66 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '3' },
     'no-tesseract': { type: 'boolean', default: false },
-    out: { type: 'string', default: 'bench/results/focal.json' },
-    plot: { type: 'string', default: 'bench/results/focal.png' },
+    regions: { type: 'string' },
+    model: { type: 'string' },
+    out: { type: 'string' },
+    plot: { type: 'string' },
   },
 });
 const KEEPS = [1, 0.5, 0.2, 0.1, 0.05];
+const perRegion = values.regions ? Number(values.regions) : 0;
+if (values.regions && !(Number.isInteger(perRegion) && perRegion >= 1)) throw new Error(`--regions must be a whole number of lines, not "${values.regions}"`);
+const stem = perRegion ? 'bench/results/focal-regions' : 'bench/results/focal';
+const outFile = values.out ?? `${stem}.json`;
+const plotFile = values.plot ?? `${stem}.png`;
 
-const engine = await Engine.open();
+const engine = await Engine.open(values.model ?? (perRegion ? 'models/specula-region-base' : undefined));
 engine.maxBatch = Number(values.batch);
-// The longest lines of a larger pool: pruning saves most where a line has many visual tokens.
-const pool = await benchLines(engine, Number(values.pool), values['eval-dir']);
-const order = pool.crops.map((_, i) => i).sort((a, b) => pool.crops[b].width - pool.crops[a].width).slice(0, Number(values.lines));
-const crops = order.map((i) => pool.crops[i]);
-const truth = order.map((i) => pool.truth[i]);
-const files = order.map((i) => pool.files[i]);
-const meanWidth = crops.reduce((n, c) => n + c.width, 0) / crops.length;
+/** What is read: lines (one crop each) or regions (several), their truth, and their image files per item. */
+let items: GrayCrop[][];
+let truth: string[];
+let files: string[][];
+let described: string;
+if (perRegion) {
+  const regions = await loadRegionCrops(values['eval-dir'], perRegion, engine.imageSpec, Number(values.lines));
+  if (!regions.length) throw new Error(`no regions of ${perRegion} consecutive lines in ${values['eval-dir']}`);
+  items = regions.map((r) => r.crops);
+  truth = regions.map((r) => r.truth);
+  files = regions.map((r) => r.files);
+  const tokens = items.reduce((n, c) => n + c.reduce((m, x) => m + x.width, 0), 0) / items.length / engine.bundle.config.image.visualStride;
+  described = `${items.length} regions of ${perRegion} consecutive docbank lines (${tokens.toFixed(0)} visual tokens per region on average)`;
+} else {
+  // The longest lines of a larger pool: pruning saves most where a line has many visual tokens.
+  const pool = await benchLines(engine, Number(values.pool), values['eval-dir']);
+  const order = pool.crops.map((_, i) => i).sort((a, b) => pool.crops[b].width - pool.crops[a].width).slice(0, Number(values.lines));
+  items = order.map((i) => [pool.crops[i]]);
+  truth = order.map((i) => pool.truth[i]);
+  files = order.map((i) => [pool.files[i]]);
+  const meanWidth = items.reduce((n, c) => n + c[0].width, 0) / items.length;
+  described = `${items.length} longest of ${pool.source} (mean width ${meanWidth.toFixed(0)} px, ${(meanWidth / engine.bundle.config.image.visualStride).toFixed(0)} visual tokens)`;
+}
+const read = async (some: GrayCrop[][], decoding: DecodingOptionsInput): Promise<{ texts: string[]; metrics: ReadMetrics }> => {
+  if (perRegion) {
+    const r = await engine.readRegions(some, { decoding });
+    return { texts: r.regions.map((x) => x.text), metrics: r.metrics };
+  }
+  const r = await engine.readLines(some.map((c) => c[0]), { decoding });
+  return { texts: r.lines.map((x) => x.text), metrics: r.metrics };
+};
 
 const rows: Record<string, number>[] = [];
 let full: string[] = [];
 // Warm-up (first-run allocations, JIT), then every keep ratio once per round: a step's time is the median over
 // rounds, so a slow moment of the machine lands on one sample of each ratio, not on one ratio.
-await engine.readLines(crops.slice(0, 8), { decoding: { drafter: 'none', verifier: 'greedy' } });
+await read(items.slice(0, 8), { drafter: 'none', verifier: 'greedy' });
 const rounds = Number(values.rounds);
 const stepMs = new Map<number, number[]>(KEEPS.map((k) => [k, []]));
 for (let round = 0; round < rounds; round++) {
   for (const keep of KEEPS) {
-    const { lines, metrics } = await engine.readLines(crops, { decoding: { drafter: 'none', verifier: 'greedy', visualTokens: { keep } } });
+    const { texts, metrics } = await read(items, { drafter: 'none', verifier: 'greedy', visualTokens: { keep } });
     stepMs.get(keep)?.push(metrics.decodeMs / Math.max(1, metrics.forwards));
     process.stderr.write(`round ${round + 1} keep ${keep}: ${(metrics.decodeMs / metrics.forwards).toFixed(2)} ms/step\n`);
     if (round > 0) continue; // the text is the same every round
-    const texts = lines.map((l) => l.text);
     if (keep === 1) full = texts;
     const changed = corpusCer(texts.map((t, i) => tally(t, full[i])));
     rows.push({
@@ -70,20 +108,37 @@ const base = rows[0].msPerStep;
 for (const r of rows) r.stepSpeedup = base / r.msPerStep;
 
 const tess = values['no-tesseract'] ? null : await tesseractVersion();
-const tessRow = tess ? await tesseractLinesPerSecond(files).then(({ seconds, texts }) => ({ system: tess, linesPerSecond: files.length / seconds, cer: corpusCer(texts.map((t, i) => tally(t, truth[i]))) })) : null;
+const flatFiles = files.flat();
+const tessRow = tess ? await tesseractLinesPerSecond(flatFiles).then(({ seconds, texts }) => {
+  // Its lines back into their items (one line each, or a region's lines joined as the truth joins them).
+  let at = 0;
+  const joined = files.map((f) => texts.slice(at, (at += f.length)).join('\n'));
+  return { system: tess, linesPerSecond: flatFiles.length / seconds, cer: corpusCer(joined.map((t, i) => tally(t, truth[i]))) };
+}) : null;
+// Regions: the line bundle reading the same lines one at a time, for what reading them as one sequence costs.
+let lineBundle: { model: string; cer: number } | null = null;
+if (perRegion) {
+  const lines = await Engine.open();
+  const r = await lines.readLines(items.flat(), { decoding: { drafter: 'none', verifier: 'greedy' } });
+  let at = 0;
+  const joined = items.map((c) => r.lines.slice(at, (at += c.length)).map((l) => l.text).join('\n'));
+  lineBundle = { model: lines.bundle.config.name, cer: corpusCer(joined.map((t, i) => tally(t, truth[i]))) };
+  await lines.close();
+}
 
 const header = reportHeader(engine);
 const report = {
   ...header,
-  lines: `${crops.length} longest of ${pool.source} (mean width ${meanWidth.toFixed(0)} px, ${(meanWidth / engine.bundle.config.image.visualStride).toFixed(0)} visual tokens)`,
+  lines: described,
   batch: Number(values.batch),
   rounds,
   notes: 'accuracyRetained = 1 - CER(pruned text, unpruned text); msPerStep = decoder time per forward (gathering the kept columns included), median over rounds; a full (unpruned) step follows an uncertain token and comes every 16 steps, so visualTokenRatio is above keep.',
   rows,
   tesseract: tessRow,
+  ...(lineBundle ? { lineBundleOneLineAtATime: lineBundle } : {}),
 };
 await engine.close();
-writeReport(values.out, report);
+writeReport(outFile, report);
 
 // The plot: accuracy retained and step speedup against the share kept.
 const W = 640;
@@ -105,7 +160,7 @@ ${rows.map((r) => `<text x="${x(r.keep) - 10}" y="${H - 32}">${Math.round(r.keep
 <text x="70" y="20" fill="#2a7">accuracy retained (100% top, 50% bottom)</text>
 <text x="${W - 260}" y="20" fill="#c50">step speedup (0 to ${maxSpeed.toFixed(1)}x)</text>
 </svg>`;
-writeFileSync(values.plot, await sharp(Buffer.from(svg)).png().toBuffer());
+writeFileSync(plotFile, await sharp(Buffer.from(svg)).png().toBuffer());
 
 console.log(`\n${report.lines}, batch ${report.batch}, ${String(header.machine)}\n`);
 console.log('| keep | visual tokens attended | accuracy retained | CER | ms per step | step speedup |');
@@ -113,5 +168,6 @@ console.log('|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   console.log(`| ${(r.keep * 100).toFixed(0)}% | ${(r.visualTokenRatio * 100).toFixed(1)}% | ${(r.accuracyRetained * 100).toFixed(1)}% | ${(r.cer * 100).toFixed(1)}% | ${r.msPerStep.toFixed(2)} | ${r.stepSpeedup.toFixed(2)}x |`);
 }
+if (lineBundle) console.log(`| ${lineBundle.model}, one line at a time | | | ${(lineBundle.cer * 100).toFixed(1)}% | | |`);
 if (tessRow) console.log(`| ${tessRow.system} | | | ${(tessRow.cer * 100).toFixed(1)}% | ${(1000 / tessRow.linesPerSecond).toFixed(0)} ms/line | |`);
-console.log(`\nwritten to ${values.out} and ${values.plot}`);
+console.log(`\nwritten to ${outFile} and ${plotFile}`);

@@ -171,7 +171,7 @@ describe('adversarial drafts cost speed, never text', () => {
     const scheduler = new Scheduler(bundle, { maxBatch: 32 });
     const context = new DocumentContext(bundle.tokenizer);
     const metrics = new SpecMetrics();
-    const outs = await Promise.all(lines.map((l) => scheduler.read({ crop: l.crop, drafter, verifier, draftLength, context, metrics })));
+    const outs = await Promise.all(lines.map((l) => scheduler.read({ crops: [l.crop], drafter, verifier, draftLength, context, metrics })));
     return { texts: outs.map((o) => bundle.tokenizer.decode(o.ids)), metrics };
   }
 

@@ -38,6 +38,15 @@ def collate(samples):
             "tokens": torch.from_numpy(tin), "targets": torch.from_numpy(tgt), "texts": [t for _, t in samples]}
 
 
+def worker_sources(seed: int):
+    """This data worker's own random stream, text source and fonts (each worker of a loader draws differently)."""
+    info = get_worker_info()
+    seed = seed * 1000 + (info.id if info else 0)
+    rng = random.Random(seed)
+    np.random.seed(seed % 2**32)
+    return rng, TextSource(seed), FontBank()
+
+
 class LineBatches(IterableDataset):
     """Endless width-bucketed batches; `max_chars` is a shared value the trainer raises (curriculum)."""
 
@@ -47,11 +56,7 @@ class LineBatches(IterableDataset):
         self.pixel_budget, self.max_batch, self.pool = pixel_budget, max_batch, pool
 
     def __iter__(self):
-        info = get_worker_info()
-        seed = self.seed * 1000 + (info.id if info else 0)
-        rng = random.Random(seed)
-        np.random.seed(seed % 2**32)
-        src, bank = TextSource(seed), FontBank()
+        rng, src, bank = worker_sources(self.seed)
         while True:
             cap = int(self.max_chars.value) if hasattr(self.max_chars, "value") else int(self.max_chars)
             samples = [make_sample(src, bank, rng, cap) for _ in range(self.pool)]

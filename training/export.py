@@ -35,8 +35,8 @@ class Vision(torch.nn.Module):
         super().__init__()
         self.m = m
 
-    def forward(self, pixels, widths):
-        return self.m.vision(pixels, widths)
+    def forward(self, pixels, widths, lines=None):
+        return self.m.vision(pixels, widths, lines)
 
 
 class Decoder(torch.nn.Module):
@@ -92,15 +92,22 @@ def main():
     samples = [make_sample(src, bank, rng, 40), make_sample(src, bank, rng, 20)]
     b = collate(samples)
     pixels, widths = b["pixels"], b["widths"]
+    region = cfg.max_lines > 0
+    # A region bundle's golden reads its two crops as lines 0 and 1 of a region, and its second row's text as
+    # line 1 (positions max_text + i), so the line embeddings are part of what onnxruntime must match.
+    lines = torch.tensor([0, 1]) if region else None
+    vis_args = (pixels, widths, lines) if region else (pixels, widths)
 
     vision, decoder = Vision(model), Decoder(model)
     with torch.no_grad():
-        vk, vv, ctc, vm = vision(pixels, widths)
+        vk, vv, ctc, vm = vision(*vis_args)
         B, V = pixels.shape[0], vk.shape[3]
         # prefill: BOS + 5 tokens against an 8-slot cache that holds nothing yet
         C, T = 8, 6
         toks = torch.tensor([[charset.BOS] + charset.encode("Speci"), [charset.BOS] + charset.encode("lines")])
         pos = torch.arange(T)[None].expand(B, T).contiguous()
+        if region:
+            pos = pos + torch.tensor([[0], [cfg.max_text]])
         ck = torch.zeros(L, B, H, C, dh)
         cv = torch.zeros_like(ck)
         causal = torch.where(torch.tril(torch.ones(T, T)) > 0, 0.0, NEG)
@@ -111,7 +118,7 @@ def main():
         ck2[:, :, :, :T] = nk
         cv2[:, :, :, :T] = nv
         tok2 = torch.tensor([[charset.encode("a")[0]], [charset.encode(" ")[0]]])
-        pos2 = torch.full((B, 1), T)
+        pos2 = pos[:, -1:] + 1
         bias2 = torch.cat([torch.where(torch.arange(C) < T, 0.0, NEG)[None, None].expand(B, 1, C),
                            torch.zeros(B, 1, 1)], dim=2).contiguous()
         logits2, _, _, _, mass2 = decoder(tok2, pos2, ck2, cv2, vk, vv, vm, bias2)
@@ -119,9 +126,11 @@ def main():
 
     # ---- ONNX export -------------------------------------------------------------------------------
     vpath, dpath = os.path.join(args.out, "vision.onnx"), os.path.join(args.out, "decoder.onnx")
-    torch.onnx.export(vision, (pixels, widths), vpath, opset_version=OPSET,
-                      input_names=["pixels", "widths"], output_names=["vis_k", "vis_v", "ctc_logits", "vis_mask"],
+    torch.onnx.export(vision, vis_args, vpath, opset_version=OPSET,
+                      input_names=["pixels", "widths"] + (["lines"] if region else []),
+                      output_names=["vis_k", "vis_v", "ctc_logits", "vis_mask"],
                       dynamic_axes={"pixels": {0: "batch", 3: "width"}, "widths": {0: "batch"},
+                                    **({"lines": {0: "batch"}} if region else {}),
                                     "vis_k": {1: "batch", 3: "visual"}, "vis_v": {1: "batch", 3: "visual"},
                                     "ctc_logits": {0: "batch", 1: "visual"}, "vis_mask": {0: "batch", 1: "visual"}})
     torch.onnx.export(decoder, (toks, pos, ck, cv, vk, vv, vm, bias), dpath, opset_version=OPSET,
@@ -140,7 +149,7 @@ def main():
     golden = {
         "tolerance": 2e-3,
         "vision": {"inputs": {"pixels": {"shape": list(pixels.shape), "data": b64f32(pixels)},
-                              "widths": widths.tolist()},
+                              "widths": widths.tolist(), **({"lines": lines.tolist()} if region else {})},
                    "expected": {"ctc_logits": {"shape": list(ctc.shape), "data": b64f32(ctc)},
                                 "vis_mask": vm.tolist(),
                                 "vis_k_sum": float(vk.sum()), "vis_v_sum": float(vv.sum())}},
@@ -165,6 +174,14 @@ def main():
     ar, ctc_cer, _ = evaluate(model, held_out(args.eval_lines), max_len=MAX_LEN)
     from joint import evaluate_joint
     joint_cer = evaluate_joint(model, held_out(args.eval_lines), JOINT_CTC_WEIGHT)
+    regions = None
+    if region:
+        from region import held_out_regions
+        from train_region import evaluate as evaluate_regions
+        rs = held_out_regions(max_lines=min(6, cfg.max_lines))
+        rcer, count_ok = evaluate_regions(model, rs)
+        regions = {"regions": len(rs), "lines": sum(len(r) for r in rs), "cerAr": round(rcer, 5),
+                   "lineCountRight": round(count_ok, 4)}
     prev, prev_config = {}, {}
     cpath = os.path.join(args.out, "config.json")
     if os.path.exists(cpath):
@@ -193,7 +210,13 @@ def main():
                  "vocabSize": cfg.vocab_size, "maxVisual": cfg.max_visual, "maxText": cfg.max_text},
         "image": {"height": IMAGE_HEIGHT, "widthMultiple": WIDTH_MULTIPLE, "visualStride": WIDTH_MULTIPLE,
                   "maxWidth": MAX_WIDTH, "normalise": "minmax-ink-one"},
-        "decoding": {"maxNewTokens": MAX_LEN, "negativeBias": NEG},
+        "decoding": {"maxNewTokens": MAX_LEN * (cfg.max_lines or 1), "negativeBias": NEG},
+        # A region bundle reads up to maxLines line crops as one sequence: BOS opens each line (the engine
+        # gives it back as a line break), a text position is line * lineStride + index within the line, and
+        # the vision pass takes each crop's line index (input `lines`).
+        **({"region": {"maxLines": cfg.max_lines, "lineStride": cfg.max_text,
+                       **({"training": st["region"]} if "region" in st else {}),
+                       **({"baseStep": st["base_step"]} if "base_step" in st else {})}} if region else {}),
         "heads": {"lm": True, "ctc": True, "mtp": False, "diffusion": diffusion is not None},
         **({"diffusion": diffusion} if diffusion else {}),
         "focalLayers": FOCAL,
@@ -206,7 +229,8 @@ def main():
                      "torch": torch.__version__},
         "accuracy": {**prev, "heldOutSynthetic": {"lines": args.eval_lines, "cerAr": round(ar, 5),
                                                   "cerCtc": round(ctc_cer, 5), "cerJoint": round(joint_cer, 5),
-                                                  "jointCtcWeight": JOINT_CTC_WEIGHT}},
+                                                  "jointCtcWeight": JOINT_CTC_WEIGHT},
+                     **({"heldOutSyntheticRegions": regions} if regions else {})},
     }
     with open(cpath, "w") as f:
         json.dump(config, f, indent=1, ensure_ascii=False)

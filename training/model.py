@@ -24,6 +24,10 @@ class ModelConfig:
     max_visual: int = 512  # visual tokens: MAX_WIDTH / 4 plus room
     max_text: int = 256  # text positions (BOS + characters + EOS)
     image_height: int = 32
+    # Region bundles (> 0): a sequence reads up to this many lines, each line's visual tokens and text carry a
+    # learnt line embedding, and a text position is line * max_text + position within the line (BOS opens
+    # each line), so each line reuses the line model's own positions. 0: a line bundle.
+    max_lines: int = 0
 
     def to_dict(self):
         return asdict(self)
@@ -106,19 +110,37 @@ class OCRModel(nn.Module):
         self.ln_f = nn.LayerNorm(d)
         self.lm_head = nn.Linear(d, cfg.vocab_size, bias=False)
         self.ctc_head = nn.Linear(d, cfg.vocab_size)
+        if cfg.max_lines:
+            # Zero at first: a region model starts as the line model it is initialised from.
+            self.vis_line = nn.Embedding(cfg.max_lines, d)
+            self.txt_line = nn.Embedding(cfg.max_lines, d)
+            nn.init.zeros_(self.vis_line.weight)
+            nn.init.zeros_(self.txt_line.weight)
         nn.init.normal_(self.vis_pos.weight, std=0.02)
         nn.init.normal_(self.txt_pos.weight, std=0.02)
         nn.init.normal_(self.tok.weight, std=0.02)
 
     # ---- visual prefix -----------------------------------------------------------------------------
-    def visual_embed(self, pixels, widths):
+    def visual_embed(self, pixels, widths, lines=None):
         v = self.stem(pixels, widths)
         pos = torch.arange(v.shape[1], device=v.device)
-        return v + self.vis_pos(pos)[None]
+        v = v + self.vis_pos(pos)[None]
+        if self.cfg.max_lines:  # a crop without a line index reads as a region's first line
+            v = v + self.vis_line(lines if lines is not None else torch.zeros_like(widths))[:, None]
+        return v
 
-    def vision(self, pixels, widths):
-        """pixels [B,1,H,W], widths [B] -> per-layer K/V [L,B,H,V,dh] x2, CTC logits, visual mask [B,V]."""
-        x = self.visual_embed(pixels, widths)
+    def text_embed(self, tokens, positions):
+        """Token plus position; in a region model the position also names the line (line * max_text + index)."""
+        if not self.cfg.max_lines:
+            return self.tok(tokens) + self.txt_pos(positions)
+        line = torch.div(positions, self.cfg.max_text, rounding_mode="floor").clamp(max=self.cfg.max_lines - 1)
+        within = torch.remainder(positions, self.cfg.max_text)
+        return self.tok(tokens) + self.txt_pos(within) + self.txt_line(line)
+
+    def vision(self, pixels, widths, lines=None):
+        """pixels [B,1,H,W], widths [B] (lines [B]: each crop's line within its region, region models only)
+        -> per-layer K/V [L,B,H,V,dh] x2, CTC logits, visual mask [B,V]."""
+        x = self.visual_embed(pixels, widths, lines)
         vis_mask = visual_mask(widths, x.shape[1])
         bias = ((1.0 - vis_mask) * NEG)[:, None, None, :]
         ks, vs = [], []
@@ -131,14 +153,16 @@ class OCRModel(nn.Module):
         return torch.stack(ks), torch.stack(vs), ctc, vis_mask
 
     # ---- the decoder contract ------------------------------------------------------------------------
-    def decode(self, tokens, positions, cache_k, cache_v, vis_k, vis_v, vis_mask, attn_bias, focal=(1, 2)):
+    def decode(self, tokens, positions, cache_k, cache_v, vis_k, vis_v, vis_mask, attn_bias, focal=(1, 2), attention_of=-1):
         """New tokens against the static text cache and the visual K/V.
 
         tokens/positions [B,T]; cache_k/v [L,B,H,C,dh]; vis_k/v [L,B,H,V,dh]; vis_mask [B,V];
         attn_bias [B,T,C+T] over (cache slots, new tokens). Returns logits [B,T,vocab], hidden [B,T,d],
-        new K/V [L,B,H,T,dh], and the focal layers' mean attention mass on each visual token [B,T,V].
+        new K/V [L,B,H,T,dh], and the focal layers' mean attention mass on each visual token [B,T,V]
+        (and, with attention_of >= 0 (training), that layer's head-0 attention over the visual tokens [B,T,V]).
         """
-        x = self.tok(tokens) + self.txt_pos(positions)
+        x = self.text_embed(tokens, positions)
+        head0 = None
         vb = ((1.0 - vis_mask) * NEG)[:, None, :]  # B,1,V
         vb = vb.expand(-1, tokens.shape[1], -1)  # B,T,V
         bias = torch.cat([vb, attn_bias], dim=-1)[:, None]  # B,1,T,V+C+T
@@ -153,8 +177,12 @@ class OCRModel(nn.Module):
             x, p = layer.attend(x, q, keys, vals, bias)
             if i in focal:
                 mass.append(p[..., :nv].mean(dim=1))
+            if i == attention_of:
+                head0 = p[:, 0, :, :nv]
         h = self.ln_f(x)
         logits = self.lm_head(h)
+        if attention_of >= 0:
+            return logits, h, torch.stack(new_k), torch.stack(new_v), torch.stack(mass).mean(0), head0
         return logits, h, torch.stack(new_k), torch.stack(new_v), torch.stack(mass).mean(0)
 
     # ---- training: the whole sequence at once --------------------------------------------------------

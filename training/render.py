@@ -88,11 +88,12 @@ class FontBank:
         return self._cache[key]
 
 
-def render_line(text: str, other: str, bank: FontBank, rng: random.Random) -> tuple[Image.Image, str]:
-    """Render `text` (characters the chosen font lacks are dropped from the label too) with degradations."""
-    path, have, _bold, _italic = bank.pick(rng)
+def render_line(text: str, other: str, bank: FontBank, rng: random.Random, face=None, size: int = 0) -> tuple[Image.Image, str]:
+    """Render `text` (characters the chosen font lacks are dropped from the label too) with degradations.
+    face (a FontBank.pick) and size: set for the lines of one region, which share their type."""
+    path, have, _bold, _italic = face or bank.pick(rng)
     text = "".join(c for c in text if c in have).strip() or "a"
-    size = rng.randint(14, 48)
+    size = size or rng.randint(14, 48)
     font = bank.font(path, size)
     ascent, descent = font.getmetrics()
     line_h = ascent + descent

@@ -189,6 +189,22 @@ class TextSource:
             start -= 1
         return t[start:start + n + 15]
 
+    def paragraph(self, n_lines: int, width: int) -> list[str]:
+        """Up to n_lines lines of running prose word-wrapped at `width` characters, as a paragraph is set: every
+        line but the last about as long as the others."""
+        words = " ".join(self._prose_span(n_lines * width + width) for _ in range(3)).split()
+        lines, cur = [], ""
+        for w in words:
+            if cur and len(cur) + 1 + len(w) > width:
+                lines.append(cur)
+                cur = ""
+                if len(lines) == n_lines:
+                    break
+            cur = f"{cur} {w}" if cur else w
+        if cur and len(lines) < n_lines:
+            lines.append(cur)
+        return lines
+
     def _piece(self) -> str:
         r = self.rng
         k = r.random()

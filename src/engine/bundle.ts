@@ -55,6 +55,12 @@ export const BundleConfigSchema = z.object({
   /** The P-MTP head (same contract as the MTP head, trained deeper with P-MTP's curriculum), when there is one. */
   pmtp: z.object({ depth: z.number().int().positive() }).passthrough().optional(),
   /** The decoder was trained to fill mask blocks of these lengths (the diffusion drafters), when it was. */
+  /**
+   * A region bundle reads up to maxLines line crops as one sequence: BOS opens each line (decoded as a line
+   * break), a text position is line * lineStride + its index in the line, and the vision graph takes each crop's
+   * line index as input `lines`.
+   */
+  region: z.object({ maxLines: z.number().int().positive(), lineStride: z.number().int().positive() }).passthrough().optional(),
   diffusion: z.object({ blockMin: z.number().int().positive(), blockMax: z.number().int().positive() }).passthrough().optional(),
   golden: z.string(),
   training: z.record(z.string(), z.unknown()).optional(),
@@ -205,7 +211,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
     await decoder.release();
     throw e;
   });
-  const tokenizer = new Tokenizer(config.vocab, config.specialIds);
+  const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
   const heads: Partial<Record<DrafterHead, ort.InferenceSession>> = {};
   for (const h of headBytes) {
     if (!h) continue;

@@ -20,6 +20,14 @@ export interface LineReading {
   ctcText: string;
 }
 
+/** A multi-line region read as one sequence: its text (lines joined by '\n') and its lines. */
+export interface RegionReading extends LineReading {
+  lines: string[];
+}
+
+/** Verifiers that score one line's CTC frames against its text; a region's sequence spans several lines. */
+const LINE_ONLY_VERIFIERS = new Set(['joint', 'relaxed']);
+
 export interface ReadMetrics extends SpecMetricsSnapshot {
   lines: number;
 }
@@ -85,6 +93,91 @@ export class Engine {
   }
 
   async readLines(crops: readonly GrayCrop[], opts: ReadOptions = {}): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
+    return this.read(crops.map((c) => [c]), opts);
+  }
+
+  /**
+   * Read multi-line regions (region bundles): each region's line crops, top to bottom, are read as one sequence,
+   * the decoder attending to every line's visual tokens at once. Verifiers: greedy (the default here) or tree.
+   */
+  async readRegions(regions: readonly (readonly GrayCrop[])[], opts: ReadOptions = {}): Promise<{ regions: RegionReading[]; metrics: ReadMetrics }> {
+    const { lines, metrics } = await this.read(regions, { ...opts, decoding: this.regionDecoding(opts.decoding) });
+    return { regions: lines.map((l) => ({ ...l, lines: l.text.split('\n') })), metrics };
+  }
+
+  /** Whether this bundle reads multi-line regions (readRegions, and readBlocks by regions). */
+  get readsRegions(): boolean {
+    return Boolean(this.bundle.config.region);
+  }
+
+  /** A region read's decoding: greedy unless told, and never a verifier that scores one line's CTC frames. */
+  regionDecoding(decoding: DecodingOptionsInput | undefined): DecodingOptionsInput {
+    if (!this.bundle.config.region) {
+      throw new EngineError('REGIONS_UNSUPPORTED', `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`);
+    }
+    const d = { verifier: 'greedy', ...decoding };
+    if (LINE_ONLY_VERIFIERS.has(d.verifier)) {
+      throw new EngineError('INVALID_OPTIONS', `verifier "${d.verifier}" scores one line's CTC frames; regions take "greedy" or "tree"`);
+    }
+    return d;
+  }
+
+  /**
+   * A page's lines, grouped by block, top to bottom. A line bundle reads every line on its own. A region bundle
+   * reads each block's lines in runs of up to its maxLines as regions; a run whose reading has another number of
+   * lines than it has crops (two lines merged, one split) is read again one line at a time, so every crop gets
+   * its own text. Readings come back flat, in the blocks' order, one per crop.
+   */
+  async readBlocks(blocks: readonly (readonly GrayCrop[])[], opts: ReadOptions = {}): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
+    const region = this.bundle.config.region;
+    if (!region) return this.readLines(blocks.flat(), opts);
+    const runs: { first: number; crops: readonly GrayCrop[] }[] = [];
+    let first = 0;
+    for (const b of blocks) {
+      for (let i = 0; i < b.length; i += region.maxLines) runs.push({ first: first + i, crops: b.slice(i, i + region.maxLines) });
+      first += b.length;
+    }
+    const metrics = opts.metrics ?? new SpecMetrics();
+    const onTokens = opts.onTokens;
+    // A region's tokens go to its lines in turn: a line break moves on to the next line.
+    const seen = runs.map(() => 0);
+    const read = await this.read(runs.map((r) => r.crops), {
+      ...opts,
+      metrics,
+      decoding: this.regionDecoding(opts.decoding),
+      onLine: undefined,
+      onTokens: onTokens ? (k, text, fromDraft, drafted) => {
+        let at = 0;
+        for (const part of text.split('\n')) {
+          if (part) onTokens(runs[k].first + Math.min(seen[k], runs[k].crops.length - 1), part, fromDraft.slice(at, at + part.length), drafted);
+          at += part.length + 1;
+          seen[k]++;
+        }
+        seen[k]--;
+      } : undefined,
+    });
+    const lines: LineReading[] = new Array(first);
+    const redo: number[] = [];
+    read.lines.forEach((r, k) => {
+      const texts = r.text.split('\n');
+      if (texts.length !== runs[k].crops.length) {
+        redo.push(k);
+        return;
+      }
+      texts.forEach((text, j) => {
+        lines[runs[k].first + j] = { text, ids: this.bundle.tokenizer.encode(text), confidence: r.confidence, ctcText: r.ctcText.split('\n')[j] ?? '' };
+      });
+    });
+    if (redo.length) {
+      const again = await this.readLines(redo.flatMap((k) => runs[k].crops), { ...opts, metrics, onTokens: undefined });
+      let at = 0;
+      for (const k of redo) runs[k].crops.forEach((_, j) => (lines[runs[k].first + j] = again.lines[at++]));
+    }
+    lines.forEach((l, i) => opts.onLine?.(i, l));
+    return { lines, metrics: { lines: first, ...metrics.snapshot() } };
+  }
+
+  private async read(items: readonly (readonly GrayCrop[])[], opts: ReadOptions): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     const decoding = this.resolve(opts.decoding);
     const { tokenizer } = this.bundle;
@@ -94,11 +187,12 @@ export class Engine {
     const metrics = opts.metrics ?? new SpecMetrics();
     if (decoding.draftLength === 'auto' && decoding.drafter !== 'none') await this.scheduler.calibrate();
     // Narrow lines first: lines admitted together pad to the widest of them.
-    const order = crops.map((_, i) => i).sort((a, b) => crops[a].width - crops[b].width);
-    const lines: LineReading[] = new Array(crops.length);
+    const widest = items.map((crops) => Math.max(...crops.map((c) => c.width)));
+    const order = items.map((_, i) => i).sort((a, b) => widest[a] - widest[b]);
+    const lines: LineReading[] = new Array(items.length);
     await Promise.all(order.map(async (i) => {
       const out = await this.scheduler.read({
-        crop: crops[i],
+        crops: items[i],
         drafter,
         verifier,
         draftLength: decoding.draftLength,
@@ -113,7 +207,7 @@ export class Engine {
       lines[i] = reading;
       opts.onLine?.(i, reading);
     }));
-    return { lines, metrics: { lines: crops.length, ...metrics.snapshot() } };
+    return { lines, metrics: { lines: items.length, ...metrics.snapshot() } };
   }
 
   /** Lines still being read fail with ENGINE_CLOSED; the sessions are released once nothing runs on them. */

@@ -19,7 +19,7 @@ interface Packed {
 interface Golden {
   tolerance: number;
   vision: {
-    inputs: { pixels: Packed; widths: number[] };
+    inputs: { pixels: Packed; widths: number[]; lines?: number[] };
     expected: { ctc_logits: Packed; vis_mask: number[][]; vis_k_sum: number; vis_v_sum: number };
   };
   prefill: {
@@ -76,6 +76,7 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const vis = await runVision(bundle, {
     pixels,
     widths: BigInt64Array.from(g.vision.inputs.widths, (w) => BigInt(w)),
+    ...(g.vision.inputs.lines ? { lines: BigInt64Array.from(g.vision.inputs.lines, (l) => BigInt(l)) } : {}),
     batch: px.shape[0],
     width: px.shape[3],
   });

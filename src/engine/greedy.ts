@@ -5,7 +5,8 @@
  */
 import type { Bundle } from './bundle.js';
 import { KvCache } from './kv-cache.js';
-import { argmaxAt, decoderStep } from './step.js';
+import { positionRule, withForbidden } from './positions.js';
+import { decoderStep } from './step.js';
 import { keepVisualRows, type VisualState } from './vision.js';
 
 export interface GreedyResult {
@@ -23,10 +24,13 @@ export function visualLengths(vis: VisualState): number[] {
   });
 }
 
-export async function decodeGreedy(bundle: Bundle, visual: VisualState, onToken?: (row: number, id: number) => void): Promise<GreedyResult> {
+/** lines: how many lines each row holds (a region bundle's gathered regions; default 1). */
+export async function decodeGreedy(bundle: Bundle, visual: VisualState, onToken?: (row: number, id: number) => void, lines?: readonly number[]): Promise<GreedyResult> {
   const { nLayers, nHeads, headDim } = bundle.config.dims;
   const { bos, eos } = bundle.config.specialIds;
-  const limit = visualLengths(visual).map((n) => Math.min(bundle.config.decoding.maxNewTokens, n + 4));
+  const limit = visualLengths(visual).map((n, r) => Math.min(bundle.config.decoding.maxNewTokens, n + 4 * (lines?.[r] ?? 1)));
+  const rule = positionRule(bundle);
+  const pos = limit.map(() => 0); // per original row: the position of the token it feeds next
   const started = performance.now();
   let vis = visual;
   const cache = new KvCache(nLayers, nHeads, headDim, vis.batch);
@@ -38,13 +42,16 @@ export async function decodeGreedy(bundle: Bundle, visual: VisualState, onToken?
   while (rows.length) {
     const out = await decoderStep(bundle, cache, vis, {
       tokens: last.map((t) => [t]),
-      positions: rows.map((_, a) => [cache.lengths[a]]),
+      positions: rows.map((row) => [pos[row]]),
     });
     forwards++;
     cache.commit(out.newK, out.newV, 1, rows.map(() => [0]));
     last = rows.map((row, a) => {
       if (finished.has(row)) return eos;
-      const next = argmaxAt(out, a, 0);
+      const logits = withForbidden(out.logits.subarray(a * out.t * out.vocab, (a * out.t + 1) * out.vocab), rule.forbidden(pos[row], lines?.[row] ?? 1));
+      let next = 0;
+      for (let c = 1; c < out.vocab; c++) if (logits[c] > logits[next]) next = c;
+      pos[row] = rule.next(pos[row], next);
       if (next === eos) {
         finished.add(row);
       } else {

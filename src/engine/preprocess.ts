@@ -23,6 +23,8 @@ export interface PixelBatch {
   widths: BigInt64Array; // [B] real widths in pixels
   batch: number;
   width: number; // padded W
+  /** [B] each crop's line within its region (region bundles; absent: every crop is a line of its own). */
+  lines?: BigInt64Array;
 }
 
 export function checkCrop(crop: GrayCrop, spec: ImageSpec): void {
@@ -37,7 +39,7 @@ export function checkCrop(crop: GrayCrop, spec: ImageSpec): void {
   }
 }
 
-export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec): PixelBatch {
+export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: readonly number[]): PixelBatch {
   crops.forEach((c) => checkCrop(c, spec));
   const h = spec.height;
   const maxW = Math.max(...crops.map((c) => c.width));
@@ -58,5 +60,5 @@ export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec): PixelBat
     }
     widths[b] = BigInt(c.width);
   });
-  return { pixels, widths, batch: crops.length, width };
+  return { pixels, widths, batch: crops.length, width, ...(lines ? { lines: BigInt64Array.from(lines, (l) => BigInt(l)) } : {}) };
 }

@@ -15,17 +15,19 @@ import { EngineError } from './errors.js';
 import { KvCache } from './kv-cache.js';
 import type { SpecMetrics } from './metrics.js';
 import { checkCrop, type GrayCrop, packBatch } from './preprocess.js';
+import { type PositionRule, positionRule, withForbidden } from './positions.js';
 import { decoderStep } from './step.js';
 import type { VerifiedLine, Verifier } from './verifiers/verifier.js';
 import { gatherVisual, nextSelection, REFRESH_BELOW, REFRESH_EVERY } from './focal.js';
 import { FloatPool } from './float-pool.js';
-import { concatVisual, ctcGreedy, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
+import { concatVisual, ctcGreedy, gatherRegions, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
 
 /** Most lines in one vision pass (see Scheduler.startVision). */
 const VISION_CHUNK = 8;
 
 export interface LineTask {
-  crop: GrayCrop;
+  /** A line: its crop. A region (region bundles only): its lines' crops, top to bottom, read as one sequence. */
+  crops: readonly GrayCrop[];
   drafter: Drafter;
   verifier: Verifier;
   draftLength: DraftLengthSetting;
@@ -51,7 +53,10 @@ export interface LineOutput {
 /** A vision pass in flight: its lines (narrowest first) and, once settled, their visual states or its error. */
 interface VisionPass {
   group: Pending[];
+  /** One row per member of the group, in its order (a region's lines gathered into its row). */
   chunks: VisualState[];
+  /** Each member's greedy CTC reading (a region's lines joined by line breaks). */
+  ctc: number[][];
   error: unknown;
   settled: boolean;
   ms: number;
@@ -66,6 +71,8 @@ interface Pending {
 
 class Sequence implements SequenceView {
   tokens: number[] = [];
+  /** Text position of `last` (BOS at 0; in a region bundle a line break opens the next line's positions). */
+  pos = 0;
   probSum = 0;
   budget = 0;
   done = false;
@@ -160,7 +167,11 @@ export class Scheduler {
   /** The batch's visual state and text cache are rebuilt as lines join and leave: on recycled buffers. */
   private readonly pool = new FloatPool();
 
-  constructor(private readonly bundle: Bundle, readonly opts: SchedulerOptions) {}
+  private readonly positions: PositionRule;
+
+  constructor(private readonly bundle: Bundle, readonly opts: SchedulerOptions) {
+    this.positions = positionRule(bundle);
+  }
 
   /** Decoder forwards run since the engine opened (all requests together). */
   forwards = 0;
@@ -183,7 +194,15 @@ export class Scheduler {
   read(task: LineTask): Promise<LineOutput> {
     if (this.stopping) return Promise.reject(this.stopping);
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
-    checkCrop(task.crop, { height, widthMultiple, maxWidth });
+    const region = this.bundle.config.region;
+    if (task.crops.length === 0) throw new EngineError('INVALID_CROP', 'a read needs at least one line crop');
+    if (task.crops.length > 1 && !region) {
+      throw new EngineError('REGIONS_UNSUPPORTED', `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`);
+    }
+    if (region && task.crops.length > region.maxLines) {
+      throw new EngineError('INVALID_CROP', `a region holds at most ${region.maxLines} lines in bundle ${this.bundle.config.name}, got ${task.crops.length}`);
+    }
+    for (const crop of task.crops) checkCrop(crop, { height, widthMultiple, maxWidth });
     return new Promise((resolve, reject) => {
       this.queue.push({ task, resolve, reject });
       this.kick();
@@ -323,16 +342,36 @@ export class Scheduler {
     // as single slots free up, unless the batch is running low.
     if (live >= this.opts.maxBatch / 2 && room < Math.max(1, Math.ceil(this.opts.maxBatch / 4)) && this.queue.length >= room) return;
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
-    const group = this.queue.splice(0, room).sort((a, b) => a.task.crop.width - b.task.crop.width);
+    const widest = (p: Pending): number => Math.max(...p.task.crops.map((c) => c.width));
+    const group = this.queue.splice(0, room).sort((a, b) => widest(a) - widest(b));
+    // Every crop of the group, narrowest first; a region's lines go through the pass with their line index.
+    const regions = group.some((p) => p.task.crops.length > 1);
+    const entries = group.flatMap((p, member) => p.task.crops.map((crop, line) => ({ member, line, crop })));
+    if (regions) entries.sort((a, b) => a.crop.width - b.crop.width);
     const passes: Promise<VisualState>[] = [];
-    for (let i = 0; i < group.length; i += VISION_CHUNK) {
-      passes.push(runVision(this.bundle, packBatch(group.slice(i, i + VISION_CHUNK).map((p) => p.task.crop), { height, widthMultiple, maxWidth })));
+    for (let i = 0; i < entries.length; i += VISION_CHUNK) {
+      const chunk = entries.slice(i, i + VISION_CHUNK);
+      passes.push(runVision(this.bundle, packBatch(chunk.map((e) => e.crop), { height, widthMultiple, maxWidth }, regions ? chunk.map((e) => e.line) : undefined)));
     }
     const t0 = performance.now();
-    const pass: VisionPass = { group, chunks: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
+    const pass: VisionPass = { group, chunks: [], ctc: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
+    const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+    const { bos, ctcBlank } = this.bundle.config.specialIds;
     pass.result = Promise.all(passes).then(
       (chunks) => {
-        pass.chunks = chunks;
+        const read = chunks.map((c) => ctcGreedy(c, ctcBlank));
+        if (!regions) {
+          pass.chunks = chunks;
+          pass.ctc = read.flat();
+          return;
+        }
+        // Each member's lines, in line order, as (pass, row) pairs.
+        const members = group.map(() => [] as { state: number; row: number; line: number }[]);
+        entries.forEach((e, i) => members[e.member].push({ state: Math.floor(i / VISION_CHUNK), row: i % VISION_CHUNK, line: e.line }));
+        for (const m of members) m.sort((a, b) => a.line - b.line);
+        pass.chunks = [gatherRegions(chunks, members, nLayers, nHeads, headDim, this.pool)];
+        for (const c of chunks) releaseVisual(c, this.pool);
+        pass.ctc = members.map((m) => m.flatMap((x, j) => (j ? [bos, ...read[x.state][x.row]] : read[x.state][x.row])));
       },
       (e: unknown) => {
         pass.error = e;
@@ -364,9 +403,8 @@ export class Scheduler {
   /** A group's rows join the batch, their visual states copied in after the running batch's. */
   private join(pass: VisionPass): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
-    const { group, chunks, ms } = pass;
-    const { bos, ctcBlank } = this.bundle.config.specialIds;
-    const ctc = chunks.flatMap((c) => ctcGreedy(c, ctcBlank));
+    const { group, chunks, ms, ctc } = pass;
+    const { bos } = this.bundle.config.specialIds;
     const real = chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => {
       let n = 0;
       for (let t = 0; t < c.visual; t++) n += c.mask[r * c.visual + t];
@@ -375,7 +413,7 @@ export class Scheduler {
     const maxNew = this.bundle.config.decoding.maxNewTokens;
     this.nextGroup++;
     // No line holds more characters than visual tokens; the cap also stops a runaway repetition.
-    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real[r] + 4), this.nextGroup, ms, real[r], this.policyFor(p.task)));
+    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real[r] + 4 * p.task.crops.length), this.nextGroup, ms, real[r], this.policyFor(p.task)));
     // The chunks join the running batch in one copy.
     const joining = Boolean(this.cache && this.vis && this.seqs.length);
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;
@@ -528,7 +566,7 @@ export class Scheduler {
       for (const r of rows) {
         const s = this.seqs[r];
         s.row = r;
-        s.position = cache.lengths[r];
+        s.position = s.pos;
         const { nLayers: layers, nHeads: heads, headDim } = this.bundle.config.dims;
         s.vis = { state: vis, layers, heads, headDim };
       }
@@ -546,7 +584,7 @@ export class Scheduler {
         this.draftMsPerTokenRow.set(drafter.name, was === undefined ? perTokenRow : 0.9 * was + 0.1 * perTokenRow);
       }
     }
-    const layout = drafts.map((d, r) => layoutRow(d, cache.lengths[r], this.bundle.config.dims.maxText - 1));
+    const layout = drafts.map((d, r) => layoutRow(d, this.seqs[r].pos, this.positions));
     const t = Math.max(...layout.map((l) => l.width));
     const tokens = this.seqs.map((s, r) => {
       const row = [s.last, ...drafts[r].tokens, ...Array<number>(layout[r].masks).fill(mask)];
@@ -575,7 +613,10 @@ export class Scheduler {
     this.seqs.forEach((s, r) => {
       if (s.done) return;
       const draft = drafts[r];
-      const view: RowLogits = { at: (i) => out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab) };
+      const lines = s.p.task.crops.length;
+      const view: RowLogits = {
+        at: (i) => withForbidden(out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab), this.positions.forbidden(layout[r].positions[i], lines)),
+      };
       const verdict = s.p.task.verifier.verify(draft, view, this.verifiedLine(s, vis, r));
       const forward: ForwardView = {
         after: (node) => view.at(node + 1),
@@ -604,6 +645,7 @@ export class Scheduler {
         }
       }
       s.tokens.push(...fresh);
+      for (const tok of committed) s.pos = this.positions.next(s.pos, tok);
       committedTotal += committed.length;
       // The position that decided the bonus token: where a drafting head starts next step.
       const at = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] + 1 : 0;
@@ -705,7 +747,7 @@ interface RowLayout {
   blockOf(node: number): number[];
 }
 
-function layoutRow(d: Draft, len: number, maxPosition: number): RowLayout {
+function layoutRow(d: Draft, pos0: number, rule: PositionRule): RowLayout {
   const n = d.tokens.length;
   const parents = parentsOf(d);
   const depth = depths(d);
@@ -720,14 +762,16 @@ function layoutRow(d: Draft, len: number, maxPosition: number): RowLayout {
     if (leaves.has(i)) sized.push([i, lookahead]);
     else if (inner) sized.push([i, inner]);
   }
-  const positions = [len, ...depth.map((k) => len + k)];
+  // Each draft token's position follows its parent's (parents come first in a draft).
+  const positions = [pos0];
+  for (let i = 0; i < n; i++) positions.push(rule.next(positions[parents[i] + 1], d.tokens[i]));
   const owner: number[] = []; // for each block position (row index 1 + n + m), the token it follows
   const start = new Map<number, [number, number]>(); // node -> [row index of its block, block length]
   for (const [node, size] of sized) {
-    const base = len + (node < 0 ? 0 : depth[node]);
+    const base = positions[node + 1];
     start.set(node, [1 + n + owner.length, size]);
     for (let k = 0; k < size; k++) {
-      positions.push(Math.min(maxPosition, base + 1 + k));
+      positions.push(rule.block(base, k));
       owner.push(node);
     }
   }

@@ -68,11 +68,3 @@ export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualSta
     vocab: bundle.config.dims.vocabSize,
   };
 }
-
-/** argmax over the vocabulary at new position i of row r. */
-export function argmaxAt(out: StepOutput, r: number, i: number): number {
-  const off = (r * out.t + i) * out.vocab;
-  let best = 0;
-  for (let c = 1; c < out.vocab; c++) if (out.logits[off + c] > out.logits[off + best]) best = c;
-  return best;
-}

@@ -14,7 +14,8 @@ export class Tokenizer {
   private readonly ids: Map<string, number>;
   private readonly firstChar: number;
 
-  constructor(vocab: readonly string[], special: SpecialIds) {
+  /** lineBreak: the id that separates a region's lines (region bundles: BOS), decoded as '\n'. */
+  constructor(vocab: readonly string[], special: SpecialIds, readonly lineBreak?: number) {
     this.vocab = vocab;
     this.special = special;
     this.firstChar = Math.max(special.pad, special.bos, special.eos, special.mask, special.unk) + 1;
@@ -35,12 +36,13 @@ export class Tokenizer {
     return Array.from(text, (ch) => this.ids.get(ch) ?? this.special.unk);
   }
 
-  /** Stops at EOS; special ids other than EOS are dropped. */
+  /** Stops at EOS; special ids other than EOS (and a region's line break) are dropped. */
   decode(ids: Iterable<number>): string {
     let out = '';
     for (const id of ids) {
       if (id === this.special.eos) break;
-      if (this.isText(id)) out += this.vocab[id];
+      if (id === this.lineBreak) out += '\n';
+      else if (this.isText(id)) out += this.vocab[id];
     }
     return out;
   }

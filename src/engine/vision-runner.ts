@@ -33,6 +33,7 @@ export interface VisionRequest {
   id: number;
   pixels: Float32Array;
   widths: BigInt64Array;
+  lines?: BigInt64Array;
   batch: number;
   height: number;
   width: number;
@@ -42,10 +43,14 @@ export type VisionResponse = { ready: true } | { ready: false; error: string } |
 
 /** One vision pass on a session, wherever the session lives (this thread or the worker). */
 export async function runVisionSession(session: ort.InferenceSession, px: PixelBatch, height: number): Promise<VisionOutputs> {
-  const out = await session.run({
+  const feeds: Record<string, ort.Tensor> = {
     pixels: new ort.Tensor('float32', px.pixels, [px.batch, 1, height, px.width]),
     widths: new ort.Tensor('int64', px.widths, [px.batch]),
-  });
+  };
+  // A region bundle's vision graph takes each crop's line index (a lone line is line 0 of its region).
+  if (session.inputNames.includes('lines')) feeds.lines = new ort.Tensor('int64', px.lines ?? new BigInt64Array(px.batch), [px.batch]);
+  else if (px.lines?.some((l) => l !== 0n)) throw new EngineError('INVALID_CROP', 'this bundle reads single lines, not multi-line regions');
+  const out = await session.run(feeds);
   return {
     k: out.vis_k.data as Float32Array,
     v: out.vis_v.data as Float32Array,
@@ -119,7 +124,7 @@ export class WorkerVision implements VisionRunner {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.ref();
-      const req: VisionRequest = { id, pixels: px.pixels, widths: px.widths, batch: px.batch, height, width: px.width };
+      const req: VisionRequest = { id, pixels: px.pixels, widths: px.widths, lines: px.lines, batch: px.batch, height, width: px.width };
       // The pixels are copied (the caller may still hold them); the outputs come back moved.
       this.worker.postMessage(req);
     });

@@ -102,3 +102,50 @@ export function concatVisual(states: readonly VisualState[], layers: number, hea
   }
   return { k, v, mask, ctcLogits: ctc, batch: B, visual: V };
 }
+
+/**
+ * One row per region, from the rows of several vision passes: each region's lines' real visual tokens one after
+ * another. A token's position and line are inside its K/V already (the vision pass added them), so neither the
+ * order nor the padding between lines matters to attention; packed, a row's real tokens are a prefix, as for a line.
+ */
+export function gatherRegions(
+  states: readonly VisualState[],
+  members: readonly (readonly { state: number; row: number }[])[],
+  layers: number,
+  heads: number,
+  headDim: number,
+  pool?: FloatPool,
+): VisualState {
+  const realOf = (s: VisualState, r: number): number => {
+    let n = 0;
+    for (let t = 0; t < s.visual; t++) n += s.mask[r * s.visual + t];
+    return n;
+  };
+  const reals = members.map((m) => m.map((x) => realOf(states[x.state], x.row)));
+  const V = Math.max(1, ...reals.map((r) => r.reduce((a, b) => a + b, 0)));
+  const B = members.length;
+  const vocab = states[0].ctcLogits.length / (states[0].batch * states[0].visual);
+  const k = zeros(layers * B * heads * V * headDim, pool);
+  const v = zeros(k.length, pool);
+  const mask = zeros(B * V, pool);
+  const ctc = zeros(B * V * vocab, pool);
+  members.forEach((m, b) => {
+    let off = 0;
+    m.forEach((x, j) => {
+      const s = states[x.state];
+      const n = reals[b][j];
+      for (let l = 0; l < layers; l++) {
+        for (let h = 0; h < heads; h++) {
+          const src = ((l * s.batch + x.row) * heads + h) * s.visual * headDim;
+          const dst = (((l * B + b) * heads + h) * V + off) * headDim;
+          k.set(s.k.subarray(src, src + n * headDim), dst);
+          v.set(s.v.subarray(src, src + n * headDim), dst);
+        }
+      }
+      ctc.set(s.ctcLogits.subarray(x.row * s.visual * vocab, (x.row * s.visual + n) * vocab), (b * V + off) * vocab);
+      mask.fill(1, b * V + off, b * V + off + n);
+      off += n;
+    });
+  });
+  return { k, v, mask, ctcLogits: ctc, batch: B, visual: V };
+}

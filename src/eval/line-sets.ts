@@ -37,3 +37,34 @@ export function loadLineSet(evalDir: string, set: string): EvalLine[] {
       text: r.gt_text ?? readFileSync(join(dir, r.gt as string), 'utf8').replace(/\n+$/, ''),
     }));
 }
+
+/** A multi-line region of the evaluation set: consecutive lines of one page, top to bottom. */
+export interface EvalRegion {
+  page: string;
+  lines: EvalLine[];
+}
+
+/**
+ * DocBank's line crops are cut from their pages in reading order (`<page>_l000.jpg`, `_l001`, ...): runs of
+ * `perRegion` consecutive lines of a page make multi-line regions whose truth is their lines' truths.
+ */
+export function loadRegionSet(evalDir: string, perRegion: number): EvalRegion[] {
+  const byPage = new Map<string, { index: number; line: EvalLine }[]>();
+  for (const line of loadLineSet(evalDir, 'docbank_lines')) {
+    const m = /^(.*)_l(\d+)\.[a-z]+$/.exec(line.image);
+    if (!m) continue;
+    const list = byPage.get(m[1]) ?? [];
+    list.push({ index: Number(m[2]), line });
+    byPage.set(m[1], list);
+  }
+  const out: EvalRegion[] = [];
+  for (const [page, list] of byPage) {
+    list.sort((a, b) => a.index - b.index);
+    for (let i = 0; i + perRegion <= list.length; i += perRegion) {
+      const run = list.slice(i, i + perRegion);
+      // Only runs of truly consecutive lines: a gap would be a different stretch of the page.
+      if (run.every((r, j) => r.index === run[0].index + j)) out.push({ page, lines: run.map((r) => r.line) });
+    }
+  }
+  return out;
+}

@@ -50,6 +50,7 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
     if (layer) decoding = { ...decoding, reference: layer };
   }
   engine.resolve(decoding); // refuse bad options before rendering anything
+  if (engine.readsRegions) engine.regionDecoding(decoding);
   opts.onOpen?.(source.pages);
   const context = new DocumentContext(engine.bundle.tokenizer, decoding?.reference);
   const metrics = new SpecMetrics();
@@ -68,7 +69,13 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
       const crops = await cropLines(page, boxes, engine.imageSpec);
       lineCount += crops.length;
       const onTokens = opts.onTokens;
-      const reading = engine.readLines(crops, {
+      // A region bundle reads a paragraph's lines as regions; everything else (tables, headings, furniture) line by line.
+      let at = 0;
+      const groups = layout.blocks.flatMap((b) => {
+        const mine = crops.slice(at, (at += b.lines.length));
+        return b.type === 'paragraph' || b.type === 'list_item' ? [mine] : mine.map((c) => [c]);
+      });
+      const reading = engine.readBlocks(groups, {
         decoding,
         context,
         metrics,

@@ -7,6 +7,7 @@ import { findLines } from '../../src/document/layout/lines.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { GrayCrop } from '../../src/engine/preprocess.js';
 import { loadLineSet } from '../../src/eval/line-sets.js';
+import { loadRegionCrops } from '../../src/eval/region-crops.js';
 import { ROOT, SAMPLE_PAGE, SAMPLE_TEXT } from './fixtures.js';
 
 export const EVAL_DIR = process.env.SPECULA_EVAL_DIR ?? join(ROOT, '..', 'shared', 'eval');
@@ -36,4 +37,28 @@ export async function realLines(engine: Engine, perSet: number): Promise<TestLin
     }
   }
   return out;
+}
+
+export interface TestRegion {
+  crops: GrayCrop[];
+  /** Its lines' truths joined by '\n'. */
+  truth: string;
+}
+
+/**
+ * Multi-line regions of real lines: runs of `perRegion` consecutive DocBank lines of a page (the evaluation set),
+ * else runs of the sample page's lines.
+ */
+export async function realRegions(engine: Engine, perRegion: number, most: number): Promise<{ source: string; regions: TestRegion[] }> {
+  if (!existsSync(EVAL_DIR)) {
+    const lines = await realLines(engine, 0);
+    const regions: TestRegion[] = [];
+    for (let i = 0; i + perRegion <= lines.length && regions.length < most; i += perRegion) {
+      const run = lines.slice(i, i + perRegion);
+      regions.push({ crops: run.map((l) => l.crop), truth: run.map((l) => l.truth).join('\n') });
+    }
+    return { source: 'sample-page', regions };
+  }
+  const regions = (await loadRegionCrops(EVAL_DIR, perRegion, engine.imageSpec, most)).map(({ crops, truth }) => ({ crops, truth }));
+  return { source: 'docbank_lines', regions };
 }
