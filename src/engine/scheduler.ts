@@ -750,7 +750,6 @@ interface RowLayout {
 function layoutRow(d: Draft, pos0: number, rule: PositionRule): RowLayout {
   const n = d.tokens.length;
   const parents = parentsOf(d);
-  const depth = depths(d);
   const lookahead = d.lookahead ?? 0;
   const inner = lookahead ? Math.min(lookahead, d.lookaheadInner ?? 0) : 0;
   // A block after the fed token too: when the draft's first token is rejected, that block was conditioned on
