@@ -37,7 +37,7 @@ async function forwardMs(engine: Engine, crops: GrayCrop[], batch: number, newTo
 
 async function main(): Promise<void> {
   const args = benchArgs('bench/results/engine.json');
-  const engine = await Engine.open();
+  const engine = await Engine.open(args.model);
   const { source, crops, files } = await benchLines(engine, args.lines, args.evalDir);
   const rows: Record<string, unknown>[] = [];
   const print: string[][] = [];

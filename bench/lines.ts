@@ -65,18 +65,24 @@ export interface BenchArgs {
   batches: number[];
   /** Timed runs of each configuration, interleaved; the report takes their median. */
   rounds: number;
+  /** A bundle folder other than the shipped one (a candidate checkpoint's export), or undefined. */
+  model: string | undefined;
+  /** The string options a benchmark adds of its own. */
+  extra: Record<string, string | undefined>;
 }
 
 /** The options every benchmark takes: how many lines, from where, with tesseract or not, where the JSON goes. */
-export function benchArgs(defaultOut: string): BenchArgs {
+export function benchArgs(defaultOut: string, own: Record<string, { type: 'string' }> = {}): BenchArgs {
   const { values } = parseArgs({
     options: {
+      ...own,
       lines: { type: 'string', default: '64' },
       'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
       'no-tesseract': { type: 'boolean', default: false },
       batches: { type: 'string', default: '1,32' },
       rounds: { type: 'string', default: '1' },
       out: { type: 'string', default: defaultOut },
+      model: { type: 'string' },
     },
   });
   const rounds = Number(values.rounds);
@@ -88,6 +94,8 @@ export function benchArgs(defaultOut: string): BenchArgs {
     out: values.out,
     batches: values.batches.split(',').map(Number),
     rounds,
+    model: values.model,
+    extra: Object.fromEntries(Object.keys(own).map((k) => [k, (values as Record<string, unknown>)[k] as string | undefined])),
   };
 }
 

@@ -7,6 +7,7 @@
  *   npm run bench:spec                        # docbank lines from ../shared/eval if present
  *   npm run bench:spec -- --lines 32 --no-tesseract
  *   npm run bench:spec -- --rounds 3           # every configuration 3 times, interleaved; times are medians
+ *   npm run bench:spec -- --model /tmp/cand --only diffusion,dual --out /tmp/cand.json   # a candidate bundle's rows
  */
 import { Engine } from '../src/engine/engine.js';
 import type { DecodingOptionsInput } from '../src/engine/options.js';
@@ -23,12 +24,14 @@ interface Config {
 }
 
 async function main(): Promise<void> {
-  const args = benchArgs('bench/results/speculative.json');
-  const engine = await Engine.open();
+  const args = benchArgs('bench/results/speculative.json', { only: { type: 'string' } });
+  const engine = await Engine.open(args.model);
   const bl = await benchLines(engine, args.lines, args.evalDir);
   // What a PDF text layer would give: the lines' true text, as one document.
   const reference = bl.truth.join('\n');
-  const configs: Config[] = [
+  // --only diffusion,dual: rows whose name starts with one of these (the AR baseline is always the first row).
+  const only = (args.extra.only ?? '').split(',').filter(Boolean);
+  const configs: Config[] = ([
     { name: 'none + greedy (AR)', decoding: { drafter: 'none', verifier: 'greedy' }, lossless: true },
     { name: 'ctc + greedy, auto', decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 'auto' }, lossless: true },
     { name: 'ctc + greedy, 8', decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 8 }, lossless: true },
@@ -58,7 +61,7 @@ async function main(): Promise<void> {
       { name: 'dual-diffusion + tree, 8', decoding: { drafter: 'dual-diffusion', verifier: 'tree', draftLength: 8 }, lossless: true, paper: 'D2SD: above single-draft diffusion' },
       { name: 'dual-diffusion + tree, 12', decoding: { drafter: 'dual-diffusion', verifier: 'tree', draftLength: 12 }, lossless: true, paper: 'D2SD: above single-draft diffusion' },
     ] satisfies Config[] : []),
-  ];
+  ] satisfies Config[]).filter((c, i) => i === 0 || !only.length || only.some((o) => c.name.startsWith(o)));
   const batches = args.batches;
   const rows: Record<string, number | string | boolean>[] = [];
   for (const batch of batches) {
