@@ -1,9 +1,11 @@
-/** The BullMQ queue on a real Redis: per-tenant concurrency and rate limits across workers, and cancellation. */
+/** The BullMQ queue on a real Redis: per-tenant concurrency and rate limits across workers, cancellation, and a
+ * stopping worker's running jobs (finished within the grace period, else handed back). */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { BullJobQueue } from '../src/jobs/bullmq-queue.js';
+import { WorkerStopping } from '../src/jobs/queue.js';
 
 const REDIS = process.env.SPECULA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -60,6 +62,46 @@ describe('the BullMQ job queue', () => {
     for (let i = 0; i < 3; i++) await q.enqueue(`r-${i}-${randomUUID()}`, { tenant: 'metered' });
     await sleep(2500);
     assert.equal(started.length, 2, 'the third waits for the next minute');
+  });
+
+  it('a stopping worker finishes a short job and hands a long one back, unspent, to another worker', async () => {
+    const a = make({ shutdownGraceMs: 400 });
+    const prefix = prefixes[prefixes.length - 1];
+    const reasons: unknown[] = [];
+    const finishedOnA: string[] = [];
+    a.process(async (id, signal) => {
+      // The short job ends inside the grace period; the long one would take 10 s.
+      const ms = id.startsWith('short') ? 100 : 10_000;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, ms);
+        signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+      if (signal.aborted) {
+        reasons.push(signal.reason);
+        throw signal.reason; // what run-job does with WorkerStopping
+      }
+      finishedOnA.push(id);
+    }, 2);
+    const short = `short-${randomUUID()}`;
+    const long = `long-${randomUUID()}`;
+    await a.enqueue(short);
+    await a.enqueue(long);
+    await sleep(50);
+    await a.close();
+    assert.deepEqual(finishedOnA, [short], 'the short job finished on the stopping worker');
+    assert.equal(reasons.length, 1);
+    assert.ok(reasons[0] instanceof WorkerStopping, 'the long one was told why: the worker is stopping, not a cancel');
+    const b = new BullJobQueue({ url: REDIS, prefix, attempts: 2, tenantConcurrency: 10, retentionSeconds: 60, lockMs: 5000 });
+    queues.push(b);
+    const onB: { id: string; attempt: number }[] = [];
+    b.process(async (id, _signal, run) => {
+      onB.push({ id, attempt: run.attempt });
+    }, 2);
+    for (let i = 0; i < 50 && !onB.length; i++) await sleep(100);
+    assert.deepEqual(onB, [{ id: long, attempt: 1 }], 'another worker took it up, its attempts unspent');
   });
 
   it('cancels a waiting job outright and signals a running one', async () => {

@@ -1,7 +1,7 @@
 /**
  * The distributed mode with real processes and a real Redis: one API process (no model), two worker processes.
- * Tokens decoded on a worker reach a subscriber on the API; a worker killed mid-job loses nothing; jobs queued
- * while Redis restarts all complete.
+ * Tokens decoded on a worker reach a subscriber on the API; a worker killed mid-job loses nothing, and one stopped
+ * mid-job (a deploy) hands it back rather than cancelling it; jobs queued while Redis restarts all complete.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -101,6 +101,33 @@ describe('the distributed mode: an API process, worker processes, Redis', () => 
       const want = page.blocks.flatMap((b) => b.lines.map((l) => l.text));
       assert.deepEqual(want.map((_, i) => lines.get(`${page.index}:${i}`) ?? ''), want, `page ${page.index}`);
     }
+  });
+
+  it('a worker stopped mid-job (SIGTERM, no grace left): it exits cleanly and another worker finishes the job', async () => {
+    const env = { SPECULA_REDIS_URL: REDIS, SPECULA_REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`, SPECULA_API_KEYS: 'acme:k-acme', SPECULA_CONCURRENCY: '1', SPECULA_SHUTDOWN_GRACE_MS: '0' };
+    const api = await startSpecula('api-s', 'api', env);
+    const w1 = await startSpecula('worker-s1', 'worker', env);
+    const w2 = await startSpecula('worker-s2', 'worker', env);
+    procs.push(api.p, w1.p, w2.p);
+    const client = new ApiClient(`http://127.0.0.1:${api.port}`, 'k-acme');
+    const pdf = pdfOfImages([sample, sample]);
+    const id = await create(client, pdf, 'two-pages.pdf');
+    const seen: Event[] = [];
+    const stream = client.sse<{ parseJobEvents: Event }>(EVENTS, { id }, (p) => seen.push(p.data?.parseJobEvents as Event));
+    while (!seen.some((e) => e.__typename === 'TokenDelta')) await new Promise((r) => setTimeout(r, 50));
+    const holder = [w1, w2].find((w) => w.p.logs.some((l) => l.msg === 'job started' && l.jobId === id));
+    assert.ok(holder, 'one of the workers logged taking the job');
+    holder.p.kill('SIGTERM');
+    assert.equal(await holder.p.exited, 0, 'the stopped worker exits cleanly');
+    assert.ok(holder.p.logs.some((l) => l.msg === 'job finished' && l.jobId === id && l.status === 'handed back'), 'it logged handing the job back');
+
+    const events = (await stream).map((p: GqlResult<{ parseJobEvents: Event }>) => p.data?.parseJobEvents as Event);
+    assert.ok(!events.some((e) => e.__typename === 'JobCancelled'), 'a stopping worker does not cancel the job');
+    assert.ok(events.some((e) => e.__typename === 'JobRestarted'), 'the subscriber is told the job started again');
+    assert.equal(events[events.length - 1].__typename, 'JobDone');
+    const done = await job(client, id);
+    assert.equal(done.status, 'SUCCEEDED');
+    assert.equal(done.pages.length, 2);
   });
 
   describe('Redis restarted while jobs are queued', () => {

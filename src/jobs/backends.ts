@@ -26,6 +26,7 @@ export interface BackendSettings {
   tenantConcurrency: number;
   tenantRatePerMinute?: number;
   lockMs: number;
+  shutdownGraceMs?: number;
   prefix?: string;
 }
 
@@ -61,7 +62,7 @@ export function createBackends(s: BackendSettings): Backends {
   // ioredis reconnects on its own; commands issued meanwhile wait (no per-request retry cap) instead of failing.
   const redis = new Redis(s.redisUrl, { maxRetriesPerRequest: null });
   const subscriber = new Redis(s.redisUrl, { maxRetriesPerRequest: null });
-  const queue = new BullJobQueue({ url: s.redisUrl, prefix: s.prefix, attempts: s.jobAttempts, tenantConcurrency: s.tenantConcurrency, tenantRatePerMinute: s.tenantRatePerMinute, lockMs: s.lockMs, retentionSeconds: s.retentionSeconds });
+  const queue = new BullJobQueue({ url: s.redisUrl, prefix: s.prefix, attempts: s.jobAttempts, tenantConcurrency: s.tenantConcurrency, tenantRatePerMinute: s.tenantRatePerMinute, lockMs: s.lockMs, retentionSeconds: s.retentionSeconds, ...(s.shutdownGraceMs !== undefined ? { shutdownGraceMs: s.shutdownGraceMs } : {}) });
   return {
     mode: 'redis',
     store: new RedisJobStore(redis, { prefix: s.prefix, retentionSeconds: s.retentionSeconds }),

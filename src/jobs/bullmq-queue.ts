@@ -2,11 +2,12 @@
  * The distributed queue on BullMQ: retries with exponential backoff, stalled-job recovery (a worker that dies
  * mid-job loses its lock and the job goes back to waiting, for another worker), a per-tenant cap on jobs running
  * at once across all workers, and an optional global rate limit. Cancelling a running job is a message on a
- * Redis channel every worker listens to; the one running it aborts it.
+ * Redis channel every worker listens to; the one running it aborts it. A stopping worker takes no new jobs, lets
+ * its running ones finish for a grace period, then hands the rest back to waiting (no attempt spent).
  */
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { JobHandler, JobQueue } from './queue.js';
+import { type JobHandler, type JobQueue, WorkerStopping } from './queue.js';
 
 // KEYS: the tenant's running set (member = job id, score = lease expiry ms), the tenant's recent starts (member =
 // job id, score = start ms). ARGV: now, lease until, concurrency limit, job id, starts allowed per window (0 = no
@@ -46,6 +47,8 @@ export interface BullQueueOptions {
   retentionSeconds: number;
   /** At most `max` jobs started per `durationMs`, all workers together. */
   rateLimit?: { max: number; durationMs: number };
+  /** On close, how long running jobs may go on before they are handed back to the queue (default 30 s). */
+  shutdownGraceMs?: number;
 }
 
 interface Payload {
@@ -113,6 +116,11 @@ export class BullJobQueue implements JobQueue {
       this.running.set(jobId, ctrl);
       try {
         await handler(jobId, ctrl.signal, { attempt: job.attemptsMade + 1, attemptsLeft: this.opts.attempts - job.attemptsMade - 1, ...(tenant ? { tenant } : {}) });
+      } catch (e) {
+        if (!(e instanceof WorkerStopping)) throw e;
+        // Back to waiting at once, for another worker, without spending an attempt: the job did nothing wrong.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
       } finally {
         clearInterval(renew);
         this.running.delete(jobId);
@@ -148,8 +156,13 @@ export class BullJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    for (const c of this.running.values()) c.abort();
+    // The worker stops fetching at once and resolves when its running jobs have ended: finished within the grace
+    // period, or handed back after it.
+    const handBack = setTimeout(() => {
+      for (const c of this.running.values()) c.abort(new WorkerStopping());
+    }, this.opts.shutdownGraceMs ?? 30_000);
     await this.worker?.close();
+    clearTimeout(handBack);
     await this.queue.close();
     this.cancelListener?.disconnect();
     this.redis.disconnect();

@@ -8,6 +8,17 @@ export interface JobRun {
   tenant?: string;
 }
 
+/**
+ * Why a queue aborts a running job's signal when its worker is stopping (a deploy, a scale-down): not a
+ * cancellation. The handler throws it back, and the queue returns the job to waiting for another worker.
+ */
+export class WorkerStopping extends Error {
+  constructor() {
+    super('the worker is stopping; the job goes back to the queue');
+    this.name = 'WorkerStopping';
+  }
+}
+
 export type JobHandler = (jobId: string, signal: AbortSignal, run: JobRun) => Promise<void>;
 
 export interface JobQueue {
@@ -18,5 +29,7 @@ export interface JobQueue {
   cancel(jobId: string): Promise<boolean>;
   /** Waiting jobs (for metrics and readiness). */
   depth(): Promise<number>;
+  /** Stop taking jobs. A queue that outlives its workers lets running jobs finish for a grace period, then aborts
+   * them with WorkerStopping and hands them back; the embedded queue's jobs die with the process either way. */
   close(): Promise<void>;
 }

@@ -46,6 +46,8 @@ const EnvSchema = z.object({
   SPECULA_WORKER_PORT: int(4001, 0),
   /** How long a worker may go without renewing a job's lock before the job is given to another (ms). */
   SPECULA_LOCK_MS: int(30_000, 1000),
+  /** A stopping worker's running jobs may finish for this long; then they go back to the queue (ms). */
+  SPECULA_SHUTDOWN_GRACE_MS: int(30_000, 0),
   SENTRY_DSN: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -86,6 +88,7 @@ export interface ServerConfig {
   tenantRatePerMinute: number;
   workerPort: number;
   lockMs: number;
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -131,5 +134,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     tenantRatePerMinute: e.SPECULA_TENANT_RATE,
     workerPort: e.SPECULA_WORKER_PORT,
     lockMs: e.SPECULA_LOCK_MS,
+    shutdownGraceMs: e.SPECULA_SHUTDOWN_GRACE_MS,
   };
 }

@@ -98,6 +98,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     tenantConcurrency: config.tenantConcurrency,
     tenantRatePerMinute: config.tenantRatePerMinute,
     lockMs: config.lockMs,
+    shutdownGraceMs: config.shutdownGraceMs,
   });
   const backends: Backends = { ...made, ...opts.backends };
   const jobs = new Jobs(backends);

@@ -1,7 +1,8 @@
 /**
  * A worker's handling of one job: take the bytes, read the document, stream token, region and page events
  * as they happen, store the result, and end with exactly one final event (done, failed or cancelled). A
- * failing job records a typed error; it never throws out of here.
+ * failing job records a typed error; it never throws out of here, except to hand the job back: a backend outage
+ * with tries left, or its worker stopping.
  */
 import { DocumentError } from '../document/errors.js';
 import type { SourceLimits } from '../document/source.js';
@@ -10,7 +11,7 @@ import { EngineError } from '../engine/errors.js';
 import type { BlobStore } from '../jobs/blob-store.js';
 import { OUTPUT_FORMATS } from '../jobs/job.js';
 import type { EventLog } from '../jobs/events.js';
-import type { JobRun } from '../jobs/queue.js';
+import { type JobRun, WorkerStopping } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import { readDocument } from './read-document.js';
 
@@ -29,6 +30,8 @@ export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSigna
   try {
     await readJob(deps, jobId, signal, run);
   } catch (e) {
+    // The worker is stopping: the job stays RUNNING with its bytes, and the queue gives it to another worker.
+    if (e instanceof WorkerStopping) throw e;
     // Not the document's fault and not decoding's: a backend broke (a store or log outage). With tries left,
     // the queue takes the job up again later (it stays RUNNING and its next worker takes it over); on the last
     // try it ends as INTERNAL.
@@ -104,6 +107,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     if (done) await events.publish(jobId, { type: 'done', metrics });
   } catch (e) {
     await chain;
+    if (signal.reason instanceof WorkerStopping) throw signal.reason;
     if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
       if (await store.transition(jobId, ['running'], { status: 'cancelled' })) await events.publish(jobId, { type: 'cancelled' });
     } else {

@@ -2,7 +2,7 @@
  * A worker: take jobs from the queue, a few at a time (their lines share the engine's batches), and run each.
  * Hooks let the process that hosts it count and log jobs without the worker knowing about metrics or logs.
  */
-import type { JobQueue } from '../jobs/queue.js';
+import { type JobQueue, WorkerStopping } from '../jobs/queue.js';
 import { runJob, type WorkerDeps } from './run-job.js';
 
 export interface WorkerHooks {
@@ -14,8 +14,14 @@ export function startWorker(deps: WorkerDeps, queue: JobQueue, concurrency: numb
   queue.process(async (jobId, signal, run) => {
     const t0 = performance.now();
     hooks.started?.(jobId);
-    // runJob records its own failures; what it throws is an outage with tries left, for the queue to retry.
-    await runJob(deps, jobId, signal, run);
+    // runJob records its own failures; what it throws is an outage with tries left, for the queue to retry, or
+    // the job handed back because this worker is stopping.
+    try {
+      await runJob(deps, jobId, signal, run);
+    } catch (e) {
+      if (e instanceof WorkerStopping) hooks.finished?.(jobId, 'handed back', performance.now() - t0);
+      throw e;
+    }
     const job = await deps.store.load(jobId).catch(() => null);
     hooks.finished?.(jobId, job?.status ?? 'unknown', performance.now() - t0);
   }, concurrency);
