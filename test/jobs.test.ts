@@ -142,6 +142,22 @@ describe('job store in Redis: retention', () => {
     assert.equal(await store.get(t, gone.id), null);
     assert.deepEqual((await store.list(t, 10)).jobs.map((j) => j.id), [keep.id], 'unfinished jobs stay');
   });
+
+  it('expired jobs among the newest do not cut a page short', async () => {
+    const store = backends[1].store();
+    const t = `E-${randomUUID()}`;
+    const made = [];
+    for (let i = 0; i < 8; i++) made.push(await store.create(t, { fileName: `e${i}.png`, size: 1 }));
+    // The newest three and one more expired (records gone, index entries still there, as retention leaves them):
+    // the page needs three reads of the index, two of them with expired entries.
+    await redis().del(...[...made.slice(5), made[2]].map((j) => `${prefix}:job:${j.id}`));
+    const p1 = await store.list(t, 3);
+    assert.deepEqual(p1.jobs.map((j) => j.input.fileName), ['e4.png', 'e3.png', 'e1.png'], 'a full page past the expired ones');
+    assert.equal(p1.hasNextPage, true, 'e0 is still there');
+    const p2 = await store.list(t, 3, p1.endCursor ?? undefined);
+    assert.deepEqual(p2.jobs.map((j) => j.input.fileName), ['e0.png']);
+    assert.equal(p2.hasNextPage, false);
+  });
 });
 
 describe('job store in memory: retention', () => {

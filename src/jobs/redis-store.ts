@@ -111,7 +111,8 @@ export class RedisJobStore implements JobStore {
     let hasNextPage = false;
     // Expired jobs leave index entries behind; skip (and drop) them until the page is full.
     for (;;) {
-      const ids = await this.redis.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, first + 1 - jobs.length);
+      const want = first + 1 - jobs.length;
+      const ids = await this.redis.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, want);
       if (!ids.length) break;
       const pairs: [string, string][] = [];
       for (let i = 0; i < ids.length; i += 2) pairs.push([ids[i], ids[i + 1]]);
@@ -125,7 +126,7 @@ export class RedisJobStore implements JobStore {
         jobs.length = first;
         break;
       }
-      if (pairs.length < first + 1) break;
+      if (pairs.length < want) break; // the index has no more
     }
     return { jobs, endCursor: jobs.length ? jobs[jobs.length - 1].id : null, hasNextPage };
   }

@@ -117,7 +117,13 @@ export function urlFetcher(timeoutMs: number): UrlFetcher {
         name = name.slice(0, 255) || 'document';
         return { bytes: res.bytes, fileName: name };
       }
-      url = parseHttps(new URL(res.location as string, url).toString());
+      let next: string;
+      try {
+        next = new URL(res.location as string, url).toString();
+      } catch {
+        throw apiError('URL_FETCH_FAILED', 'the URL redirected to a malformed address');
+      }
+      url = parseHttps(next);
     }
     throw apiError('URL_FETCH_FAILED', `more than ${MAX_REDIRECTS} redirects`);
   };
