@@ -1,6 +1,6 @@
 /** How a job is decoded, chosen per request; validated against the served bundle with the choices listed. */
 import { MAX_DRAFT_LENGTH } from '../src/engine/draft-length.js';
-import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, DRAFTERS, MIN_VISUAL_KEEP, VERIFIERS } from '../src/engine/options.js';
+import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, DRAFTERS, MAX_REFERENCE_CHARS, MIN_VISUAL_KEEP, VERIFIERS } from '../src/engine/options.js';
 import { builder } from './builder.js';
 
 const quoted = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
@@ -34,7 +34,7 @@ export const DecodingInput = builder.inputType('DecodingInput', {
     verifier: t.string({ required: false, description: `One of ${quoted(VERIFIERS)}. Default "${DEFAULT_VERIFIER}" (the most accurate measured); "greedy" gives plain greedy AR text with any drafter, and drafter "none" with verifier "greedy" is plain AR decoding.` }),
     draftLength: t.int({ required: false, description: `Tokens per draft, 1..${MAX_DRAFT_LENGTH}; absent = chosen per step from the measured cost of a forward.`, validate: { int: true, min: 1, max: MAX_DRAFT_LENGTH } }),
     visualTokens: t.field({ type: VisualTokensInput, required: false }),
-    reference: t.string({ required: false, description: 'Text the reference drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: 2_000_000 } }),
+    reference: t.string({ required: false, description: 'Text the reference drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: MAX_REFERENCE_CHARS } }),
     relaxed: t.field({ type: RelaxedInput, required: false }),
     joint: t.field({ type: JointInput, required: false }),
   }),

@@ -226,4 +226,19 @@ describe('prompt lookup', () => {
     assert.deepEqual(idx.find([5, 2, 3], 8, 6), { end: 7, n: 2 });
     assert.equal(idx.find([4, 4], 8), null);
   });
+
+  it('in a text where one pair recurs 200000 times, finds the occurrence nearest the hint among a bounded few', () => {
+    const idx = new TokenIndex(2);
+    const text: number[] = [];
+    for (let i = 0; i < 200_000; i++) text.push(10, 11);
+    text.push(12);
+    idx.push(text);
+    // Near the middle: the match nearest the cursor, not the latest (400001) nor the first.
+    const mid = idx.find([10, 11], 8, 200_001);
+    assert.ok(mid && Math.abs(mid.end - 200_001) <= 2, `end ${mid?.end}`);
+    assert.deepEqual(idx.find([9, 10, 11, 12], 8), null, 'no occurrence has a token after [11, 12]');
+    // With no hint: the latest examined, which has a token after it.
+    const last = idx.find([10, 11], 8);
+    assert.ok(last && last.end === text.length - 1, `end ${last?.end}`);
+  });
 });

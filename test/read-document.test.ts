@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openSource } from '../src/document/source.js';
 import { Engine } from '../src/engine/engine.js';
-import { readDocument } from '../src/worker/read-document.js';
+import sharp from 'sharp';
+import { PAGES_AHEAD, readDocument } from '../src/worker/read-document.js';
 import { readFileSync } from 'node:fs';
 import { EngineError } from '../src/engine/errors.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
@@ -33,6 +34,36 @@ describe('a born-digital PDF', () => {
     assert.equal(ref.text, plain.text, 'lossless: the same text as plain decoding');
     assert.ok(ref.metrics.draftTokens > 0, 'the text layer was drafted from');
     assert.equal(plain.pages[0].blocks.flatMap((b) => b.lines).length, LINES.length);
+  });
+});
+
+describe('a long document', () => {
+  it(`is decoded at most ${PAGES_AHEAD} pages ahead of its oldest unfinished page, and every page is read`, async () => {
+    const engine = await Engine.open();
+    try {
+      const sample = readFileSync(SAMPLE_PAGE);
+      const meta = await sharp(sample).metadata();
+      const h = Math.round((meta.height as number) * 0.15);
+      const strip = await sharp(sample).extract({ left: 0, top: 0, width: meta.width as number, height: h }).png().toBuffer();
+      const pages = PAGES_AHEAD + 3;
+      const done = new Set<number>();
+      let ahead = 0;
+      const doc = await readDocument(engine, pdfOfImages(Array.from({ length: pages }, () => strip)), 'strips.pdf', {
+        onTokens: (page) => {
+          let oldest = 0;
+          while (done.has(oldest)) oldest++;
+          ahead = Math.max(ahead, page - oldest);
+        },
+        onPage: (p) => done.add(p.index),
+      });
+      assert.equal(doc.pages.length, pages);
+      assert.ok(doc.pages.every((p) => p.markdown.length > 10), 'every page read');
+      assert.equal(new Set(doc.pages.map((p) => p.markdown)).size, 1, 'the same strip reads the same on every page');
+      assert.ok(ahead < PAGES_AHEAD, `a page ${ahead} ahead of the oldest unfinished one was decoding`);
+      assert.ok(ahead > 0, 'pages still overlap, so their lines share batches');
+    } finally {
+      await engine.close();
+    }
   });
 });
 

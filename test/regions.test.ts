@@ -18,6 +18,7 @@ import { gatherRegions, runVision } from '../src/engine/vision.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { realRegions, type TestRegion } from './helpers/eval-lines.js';
 import { readDocument } from '../src/worker/read-document.js';
+import { engineInfo } from '../src/server/engine-info.js';
 import { ROOT, SAMPLE_PAGE, SAMPLE_TEXT } from './helpers/fixtures.js';
 
 const REGION_BUNDLE = join(ROOT, 'models', 'specula-region-base');
@@ -109,10 +110,14 @@ describe('region bundle: multi-line regions read as one sequence', () => {
     assert.ok(changed < 0.1, `pruned text differs from unpruned by ${changed}`);
   });
 
-  it('verifiers that score one line\'s CTC frames are refused on regions with INVALID_OPTIONS', async () => {
+  it('verifiers that score one line\'s CTC frames are refused on regions with INVALID_OPTIONS, by the API before queueing too', async () => {
+    const api = engineInfo({ config: engine.bundle.config, dir: engine.bundle.dir, device: 'cpu' }, async () => []);
     for (const verifier of ['joint', 'relaxed']) {
       await assert.rejects(engine.readRegions([regions[0].crops], { decoding: { verifier } }), errorCode('INVALID_OPTIONS'));
+      assert.match(api.checkDecoding({ verifier }) ?? '', /regions take "greedy" or "tree"/);
     }
+    assert.equal(api.checkDecoding({ drafter: 'ctc', verifier: 'tree' }), null);
+    assert.equal(api.checkDecoding({}), null, 'no options: greedy on regions');
   });
 
   it('a region over the bundle\'s line limit, or with a bad crop, gets INVALID_CROP and the engine goes on', async () => {

@@ -6,7 +6,7 @@ import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundl
 import { DocumentContext } from './document-context.js';
 import { EngineError } from './errors.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
-import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
+import { type DecodingOptions, type DecodingOptionsInput, regionDecoding, resolveDecoding } from './options.js';
 import type { GrayCrop, ImageSpec } from './preprocess.js';
 import { createDrafter, createVerifier } from './registry.js';
 import { type ForwardObservation, Scheduler } from './scheduler.js';
@@ -24,9 +24,6 @@ export interface LineReading {
 export interface RegionReading extends LineReading {
   lines: string[];
 }
-
-/** Verifiers that score one line's CTC frames against its text; a region's sequence spans several lines. */
-const LINE_ONLY_VERIFIERS = new Set(['joint', 'relaxed']);
 
 export interface ReadMetrics extends SpecMetricsSnapshot {
   lines: number;
@@ -115,11 +112,7 @@ export class Engine {
     if (!this.bundle.config.region) {
       throw new EngineError('REGIONS_UNSUPPORTED', `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`);
     }
-    const d = { verifier: 'greedy', ...decoding };
-    if (LINE_ONLY_VERIFIERS.has(d.verifier)) {
-      throw new EngineError('INVALID_OPTIONS', `verifier "${d.verifier}" scores one line's CTC frames; regions take "greedy" or "tree"`);
-    }
-    return d;
+    return regionDecoding(decoding);
   }
 
   /**
@@ -169,7 +162,8 @@ export class Engine {
       });
     });
     if (redo.length) {
-      const again = await this.readLines(redo.flatMap((k) => runs[k].crops), { ...opts, metrics, onTokens: undefined });
+      // With the regions' own verifier: a page's lines are read one way whether or not their run was re-read.
+      const again = await this.readLines(redo.flatMap((k) => runs[k].crops), { ...opts, decoding: this.regionDecoding(opts.decoding), metrics, onTokens: undefined });
       let at = 0;
       for (const k of redo) runs[k].crops.forEach((_, j) => (lines[runs[k].first + j] = again.lines[at++]));
     }

@@ -14,6 +14,8 @@ export const VERIFIERS = ['greedy', 'tree', 'relaxed', 'joint'] as const;
  * their own, not the evaluation set) for the bundle of 2026-11-30.
  */
 export const JOINT_CTC_WEIGHT = 0.7;
+/** Longest reference text a request may send for the reference drafter (a PDF's text layer is cut to it). */
+export const MAX_REFERENCE_CHARS = 2_000_000;
 /** Smallest share of a line's visual tokens a decoder step may keep (focal pruning). */
 export const MIN_VISUAL_KEEP = 0.02;
 /**
@@ -56,7 +58,7 @@ export const DecodingOptionsSchema = z.object({
   joint: z.object({
     ctcWeight: z.number().min(0).max(1).default(JOINT_CTC_WEIGHT),
   }).prefault({}),
-  reference: z.string().max(2_000_000).optional(),
+  reference: z.string().max(MAX_REFERENCE_CHARS).optional(),
 }).strict();
 
 export type DecodingOptionsInput = z.input<typeof DecodingOptionsSchema>;
@@ -71,6 +73,21 @@ export interface DecodingOptions {
   /** keep < 1: each decoder step attends only to that share of the line's visual tokens (focal pruning). */
   visualTokens: { keep: number };
   reference?: string;
+}
+
+/** Verifiers that score one line's CTC frames against its text; a region's sequence spans several lines. */
+const LINE_ONLY_VERIFIERS = new Set<string>(['joint', 'relaxed']);
+
+/**
+ * A multi-line region read's decoding (region bundles): greedy unless told, and never a verifier that scores one
+ * line's CTC frames. The API checks requests with it before queueing; the engine reads regions with it.
+ */
+export function regionDecoding(input: DecodingOptionsInput | undefined): DecodingOptionsInput {
+  const d = { verifier: 'greedy', ...input };
+  if (LINE_ONLY_VERIFIERS.has(d.verifier)) {
+    throw new EngineError('INVALID_OPTIONS', `verifier "${d.verifier}" scores one line's CTC frames; regions take "greedy" or "tree"`);
+  }
+  return d;
 }
 
 export function resolveDecoding(input: DecodingOptionsInput | undefined, config: BundleConfig): DecodingOptions {

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BundleConfig } from '../engine/bundle.js';
 import { EngineError } from '../engine/errors.js';
-import { resolveDecoding, strategies } from '../engine/options.js';
+import { regionDecoding, resolveDecoding, strategies } from '../engine/options.js';
 import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 
@@ -39,7 +39,8 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
     },
     checkDecoding: (input) => {
       try {
-        resolveDecoding(input, config);
+        // A region bundle reads paragraphs as regions: the request must suit them too (as the worker will check).
+        resolveDecoding(config.region ? regionDecoding(input) : input, config);
         return null;
       } catch (e) {
         if (e instanceof EngineError && e.code === 'INVALID_OPTIONS') return e.message;

@@ -1,7 +1,8 @@
 /**
  * A whole document: open it (image, multi-page TIFF or PDF), render the requested pages one at a time, analyse
  * each page's layout, crop its text lines, and hand every page's lines to the engine without waiting for the
- * previous page, so lines of different pages share decoder batches; then assemble blocks and markdown. A PDF's
+ * previous page (up to PAGES_AHEAD pages ahead of the oldest still decoding), so lines of different pages share
+ * decoder batches; then assemble blocks and markdown. A PDF's
  * text layer becomes the reference drafter's text when the request drafts from a reference and sent none; it
  * is never used as the answer.
  */
@@ -13,7 +14,7 @@ import { DocumentContext } from '../engine/document-context.js';
 import type { Engine, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
-import type { DecodingOptionsInput } from '../engine/options.js';
+import { type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/options.js';
 
 export interface DocumentReading {
   format: string;
@@ -42,11 +43,18 @@ export function plainText(pages: readonly PageOut[]): string {
   return pages.map((p) => p.blocks.filter((b) => b.lines.length).map((b) => b.lines.map((l) => l.text).join('\n')).join('\n\n')).join('\n\n');
 }
 
+/**
+ * Pages rendered and handed to the engine ahead of the oldest one still decoding. A few keep the batches full
+ * across page boundaries; without a bound, a 100-page PDF's crops would all wait in memory at once.
+ */
+export const PAGES_AHEAD = 3;
+
 export async function readDocument(engine: Engine, bytes: Uint8Array, file: string, opts: ReadDocumentOptions = {}): Promise<DocumentReading> {
   const source = await openSource(bytes, file, opts.pages, opts.limits ?? DEFAULT_SOURCE_LIMITS);
   let decoding = opts.decoding;
   if (decoding?.drafter === 'reference' && !decoding.reference) {
-    const layer = source.pages.map((i) => source.textLayer(i) ?? '').join('\n').trim();
+    // Cut to what a request may send: a huge text layer only drafts, it must not fail the job's options.
+    const layer = source.pages.map((i) => source.textLayer(i) ?? '').join('\n').trim().slice(0, MAX_REFERENCE_CHARS);
     if (layer) decoding = { ...decoding, reference: layer };
   }
   engine.resolve(decoding); // refuse bad options before rendering anything
@@ -63,6 +71,7 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
   const pending: Promise<PageOut>[] = [];
   try {
     for (const index of source.pages) {
+      if (pending.length >= PAGES_AHEAD) await pending[pending.length - PAGES_AHEAD].catch(() => undefined);
       if (stop.signal.aborted) break;
       const { page, layout } = await preparePageOffThread(await source.render(index));
       const boxes = layout.blocks.flatMap((b) => b.lines.map((l) => l.box));

@@ -8,6 +8,13 @@ export interface Match {
 }
 
 /**
+ * Occurrences one lookup examines at most: those nearest `near` (else the latest). A text where a short n-gram
+ * recurs hundreds of thousands of times (a hostile reference, a long column of one digit) must not make every
+ * decoder step of every line scan them all; past this many, the nearest ones are the likeliest matches anyway.
+ */
+export const MAX_EXAMINED = 256;
+
+/**
  * Text to look up in, indexed by its n-grams so a lookup costs the number of occurrences, not the length of
  * the text (a reference can be a whole PDF's text layer). Append-only.
  */
@@ -31,14 +38,33 @@ export class TokenIndex {
 
   /**
    * The longest suffix of `seq` (minN..maxN tokens) that occurs here with at least one token after it; ties go
-   * to the occurrence nearest `near`, or to the latest one.
+   * to the occurrence nearest `near`, or to the latest one. Of many occurrences, the MAX_EXAMINED nearest are seen.
    */
   find(seq: readonly number[], maxN: number, near?: number): Match | null {
     if (seq.length < this.minN) return null;
     const starts = this.grams.get(seq.slice(seq.length - this.minN).join(','));
     if (!starts) return null;
     let best: Match | null = null;
-    for (const s of starts) {
+    let lo = 0;
+    let hi = starts.length;
+    if (starts.length > MAX_EXAMINED) {
+      // starts are ascending: centre the window on the first occurrence ending at or after `near`.
+      let centre = starts.length;
+      if (near !== undefined) {
+        let a = 0;
+        let b = starts.length;
+        while (a < b) {
+          const m = (a + b) >> 1;
+          if (starts[m] + this.minN < near) a = m + 1;
+          else b = m;
+        }
+        centre = a;
+      }
+      lo = Math.max(0, Math.min(centre - MAX_EXAMINED / 2, starts.length - MAX_EXAMINED));
+      hi = lo + MAX_EXAMINED;
+    }
+    for (let i = lo; i < hi; i++) {
+      const s = starts[i];
       const end = s + this.minN;
       if (end >= this.tokens.length) continue;
       let n = this.minN;
