@@ -55,6 +55,9 @@ describe('documents open as pages, sniffed by their bytes', () => {
     assert.ok(page.width > 1000 && page.height > 800);
     assert.equal(findLines(page).length, 16);
     assert.equal(src.textLayer(3), null, 'an image-only PDF has no text layer');
+    src.close();
+    src.close();
+    await assert.rejects(src.render(1), /closed/, 'a closed source has freed its document');
   });
 
   it('a corrupt PDF is CORRUPT_PDF', () => refused(openSource(Buffer.from('%PDF-1.7\nnot really a pdf\n'), 'broken.pdf'), 'CORRUPT_PDF', 'broken.pdf'));

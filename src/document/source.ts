@@ -27,6 +27,8 @@ export interface DocumentSource {
   render(index: number): Promise<GrayPage>;
   /** The PDF's own text for the page, where it has one. */
   textLayer(index: number): string | null;
+  /** Free what the source holds outside the JavaScript heap (a PDF's WebAssembly copy); idempotent. */
+  close(): void;
 }
 
 // mupdf reports repairs of damaged files as warnings on the console; a damaged file that still opens is the
@@ -55,16 +57,25 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
   } catch (e) {
     throw new DocumentError('CORRUPT_PDF', file, `the PDF cannot be opened (${(e as Error).message})`);
   }
-  if (doc.needsPassword()) throw new DocumentError('ENCRYPTED_PDF', file, 'the PDF is encrypted with a password; send it decrypted');
+  // The document lives in WebAssembly memory, which the garbage collector does not see: free it on every way out.
   let pageCount: number;
+  let pages: number[];
   try {
-    pageCount = doc.countPages();
+    if (doc.needsPassword()) throw new DocumentError('ENCRYPTED_PDF', file, 'the PDF is encrypted with a password; send it decrypted');
+    try {
+      pageCount = doc.countPages();
+    } catch (e) {
+      throw new DocumentError('CORRUPT_PDF', file, `the PDF's page tree cannot be read (${(e as Error).message})`);
+    }
+    pages = pickPages(pageCount, range, file, limits);
   } catch (e) {
-    throw new DocumentError('CORRUPT_PDF', file, `the PDF's page tree cannot be read (${(e as Error).message})`);
+    doc.destroy();
+    throw e;
   }
-  const pages = pickPages(pageCount, range, file, limits);
+  let closed = false;
   const texts = new Map<number, string | null>();
   const load = (i: number): mupdf.Page => {
+    if (closed) throw new Error(`${file}: the document source is closed`); // a caller's bug, not the input's
     try {
       return doc.loadPage(i) as mupdf.Page;
     } catch (e) {
@@ -75,6 +86,10 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
     format: 'pdf',
     pageCount,
     pages,
+    close(): void {
+      if (!closed) doc.destroy();
+      closed = true;
+    },
     async render(i: number): Promise<GrayPage> {
       const page = load(i);
       try {
@@ -88,7 +103,12 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
         let text: string | null = null;
         const page = load(i);
         try {
-          text = page.toStructuredText('preserve-whitespace').asText().replace(/[ \t]+/g, ' ').replace(/\n\s*\n+/g, '\n').trim() || null;
+          const st = page.toStructuredText('preserve-whitespace');
+          try {
+            text = st.asText().replace(/[ \t]+/g, ' ').replace(/\n\s*\n+/g, '\n').trim() || null;
+          } finally {
+            st.destroy();
+          }
         } catch {
           text = null; // no usable text layer: drafting simply has no reference
         } finally {
@@ -108,18 +128,20 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
     if (w * h > limits.maxPixels) {
       throw new DocumentError('IMAGE_TOO_LARGE', file, `page ${i} would render at ${w}x${h}, over the limit of ${limits.maxPixels} pixels`);
     }
+    let pix: mupdf.Pixmap | null = null;
     try {
-      const pix = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);
+      pix = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);
       const width = pix.getWidth();
       const height = pix.getHeight();
       const stride = pix.getStride();
       const src = pix.getPixels();
       const data = new Uint8Array(width * height);
       for (let y = 0; y < height; y++) data.set(src.subarray(y * stride, y * stride + width), y * width);
-      pix.destroy();
       return { width, height, data };
     } catch (e) {
       throw new DocumentError('CORRUPT_PDF', file, `page ${i} cannot be rendered (${(e as Error).message})`);
+    } finally {
+      pix?.destroy();
     }
   }
 }
@@ -140,6 +162,7 @@ async function openImage(bytes: Uint8Array, file: string, format: SniffedFormat,
     pages,
     render: (i) => decodeImage(bytes, file, limits, pageCount > 1 ? i : undefined),
     textLayer: () => null,
+    close: () => undefined, // sharp reads the bytes afresh per page: nothing held
   };
 }
 

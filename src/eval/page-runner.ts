@@ -39,10 +39,14 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
   try {
     let image = p.file;
     const src = await openSource(bytes, p.file, String(p.page));
-    if (src.format === 'pdf' || src.pageCount > 1) {
-      const page = await src.render(p.page);
-      image = join(dir, 'page.png');
-      writeFileSync(image, await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).png().toBuffer());
+    try {
+      if (src.format === 'pdf' || src.pageCount > 1) {
+        const page = await src.render(p.page);
+        image = join(dir, 'page.png');
+        writeFileSync(image, await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).png().toBuffer());
+      }
+    } finally {
+      src.close();
     }
     const t1 = performance.now();
     const tesseract = await tesseractRead(image, 3);

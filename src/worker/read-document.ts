@@ -9,7 +9,7 @@
 import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
 import { cropLines } from '../document/crop-lines.js';
 import { preparePageOffThread } from '../document/layout/off-thread.js';
-import { DEFAULT_SOURCE_LIMITS, openSource, type SourceLimits } from '../document/source.js';
+import { DEFAULT_SOURCE_LIMITS, type DocumentSource, openSource, type SourceLimits } from '../document/source.js';
 import { DocumentContext } from '../engine/document-context.js';
 import type { Engine, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
@@ -51,6 +51,14 @@ export const PAGES_AHEAD = 3;
 
 export async function readDocument(engine: Engine, bytes: Uint8Array, file: string, opts: ReadDocumentOptions = {}): Promise<DocumentReading> {
   const source = await openSource(bytes, file, opts.pages, opts.limits ?? DEFAULT_SOURCE_LIMITS);
+  try {
+    return await readSource(engine, source, opts);
+  } finally {
+    source.close();
+  }
+}
+
+async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocumentOptions): Promise<DocumentReading> {
   let decoding = opts.decoding;
   if (decoding?.drafter === 'reference' && !decoding.reference) {
     // Cut to what a request may send: a huge text layer only drafts, it must not fail the job's options.
