@@ -11,6 +11,7 @@ import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
 import type { GrayCrop } from '../src/engine/preprocess.js';
+import { RestartingVision } from '../src/engine/vision-runner.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
 
@@ -201,5 +202,20 @@ describe('the engine under concurrent reads', () => {
     await failsWith(engine.readLines(crops, { decoding: { drafter: 'none' } }), 'ENGINE_CLOSED');
     await closing;
     await failsWith(engine.readLines(crops), 'ENGINE_CLOSED');
+  });
+
+  it('a vision thread that dies is replaced: the reads after it give the same text as before', async () => {
+    const engine = await Engine.open();
+    try {
+      const before = await engine.readLines(crops.slice(0, 4));
+      const vision = engine.bundle.vision;
+      assert.ok(vision instanceof RestartingVision, 'on CPU the vision pass runs in a replaceable thread');
+      await (await vision.thread()).terminate(); // as an out-of-memory exit or a native crash would
+      const after = await engine.readLines(crops.slice(0, 4));
+      assert.deepEqual(after.lines.map((l) => l.text), before.lines.map((l) => l.text));
+      assert.equal(vision.restarts, 1);
+    } finally {
+      await engine.close();
+    }
   });
 });

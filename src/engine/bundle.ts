@@ -12,7 +12,7 @@ import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { EngineError } from './errors.js';
 import { Tokenizer } from './tokenizer.js';
-import { InProcessVision, type VisionRunner, WorkerVision } from './vision-runner.js';
+import { InProcessVision, RestartingVision, type VisionRunner } from './vision-runner.js';
 
 const FileRef = z.object({ path: z.string().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
 
@@ -175,7 +175,7 @@ async function openSession(bytes: Uint8Array, path: string, device: Device, thre
 async function openVision(bytes: Uint8Array, path: string, device: Device, threads: number): Promise<VisionRunner> {
   if (device === 'cuda') return new InProcessVision(await openSession(bytes, path, device, threads));
   try {
-    return await WorkerVision.open({ bytes, options: sessionOptions(device, threads) });
+    return await RestartingVision.open({ bytes, options: sessionOptions(device, threads) });
   } catch (e) {
     throw loadFailure(e, path, device);
   }

@@ -130,6 +130,16 @@ export class WorkerVision implements VisionRunner {
     });
   }
 
+  /** The thread died (not closed): what it held has failed, and it takes no more passes. */
+  get dead(): boolean {
+    return this.failure !== null && !this.closing;
+  }
+
+  /** Stop the thread the way a crash would (its passes fail, `dead` turns true); the restart test uses it. */
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+
   /** An idle worker does not keep the process alive (a CLI run ends when its work does). */
   private idle(): void {
     if (this.pending.size === 0 && !this.closing) this.worker.unref();
@@ -143,5 +153,51 @@ export class WorkerVision implements VisionRunner {
     this.worker.ref();
     this.worker.postMessage({ close: true });
     await exited;
+  }
+}
+
+/**
+ * The vision thread, replaced when it dies: a thread lost to a crash or to running out of memory fails the passes
+ * it held (their lines report the error), and the next pass starts a new one, so one bad moment does not fail
+ * every later job of a long-running worker.
+ */
+export class RestartingVision implements VisionRunner {
+  private current: Promise<WorkerVision>;
+  private closed = false;
+  /** Threads started to replace a dead one. */
+  restarts = 0;
+
+  private constructor(private readonly data: VisionWorkerData, first: WorkerVision) {
+    this.current = Promise.resolve(first);
+  }
+
+  static async open(data: VisionWorkerData): Promise<RestartingVision> {
+    return new RestartingVision(data, await WorkerVision.open(data));
+  }
+
+  /** The live thread (for tests: to stop it as a crash would). */
+  thread(): Promise<WorkerVision> {
+    return this.current;
+  }
+
+  async run(px: PixelBatch, height: number): Promise<VisionOutputs> {
+    const held = this.current;
+    const w = await held;
+    if (!w.dead || this.closed) return w.run(px, height);
+    // Passes that find it dead at once share one replacement.
+    if (this.current === held) {
+      this.current = WorkerVision.open(this.data);
+      this.restarts++;
+      // A replacement that cannot start leaves the dead one in place: the next pass tries again.
+      this.current.catch(() => {
+        if (!this.closed) this.current = held;
+      });
+    }
+    return (await this.current).run(px, height);
+  }
+
+  async release(): Promise<void> {
+    this.closed = true;
+    await (await this.current.catch(() => null))?.release();
   }
 }
