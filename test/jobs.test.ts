@@ -7,7 +7,7 @@ import { createBackends } from '../src/jobs/backends.js';
 import { MemoryEventLog } from '../src/jobs/memory-event-log.js';
 import { MemoryJobQueue } from '../src/jobs/memory-queue.js';
 import { MemoryJobStore } from '../src/jobs/memory-store.js';
-import { RedisEventLog } from '../src/jobs/redis-event-log.js';
+import { RedisEventLog, REPLAY_PAGE } from '../src/jobs/redis-event-log.js';
 import { RedisJobStore } from '../src/jobs/redis-store.js';
 import type { JobStore } from '../src/jobs/store.js';
 
@@ -76,6 +76,16 @@ describe(`job events ${b.name}`, () => {
     await pub.publish(j, { type: 'done', metrics: {} });
     const all = await got;
     assert.deepEqual(all.map((e) => e.seq), Array.from({ length: 51 }, (_, i) => i + 1));
+  });
+
+  it('a late subscriber replays a long log (more than a page of it) in order, from the start or a resume point', async () => {
+    const log = b.log();
+    const j = randomUUID();
+    const n = 2 * REPLAY_PAGE + 7;
+    for (let i = 0; i < n; i++) await log.publish(j, { type: 'token', page: 0, line: i % 5, text: 'x', fromDraft: [false] });
+    await log.publish(j, { type: 'done', metrics: {} });
+    assert.deepEqual((await collect(log.subscribe(j))).map((e) => e.seq), Array.from({ length: n + 1 }, (_, i) => i + 1));
+    assert.deepEqual((await collect(log.subscribe(j, REPLAY_PAGE - 1))).map((e) => e.seq)[0], REPLAY_PAGE);
   });
 
   it('a subscription stops when its signal aborts', async () => {

@@ -34,6 +34,8 @@ return seq
 
 /** How often a subscriber re-reads the log even without news (a safety net, not the delivery path). */
 const POLL_MS = 2000;
+/** Events read from the log at once: a long job's log (a token event per line per step) is replayed in pages. */
+export const REPLAY_PAGE = 500;
 
 export class RedisEventLog implements EventLog {
   private readonly p: string;
@@ -57,7 +59,7 @@ export class RedisEventLog implements EventLog {
   }
 
   private async read(jobId: string, from: number): Promise<Sequenced[]> {
-    const raw = await this.redis.lrange(this.logKey(jobId), from, -1);
+    const raw = await this.redis.lrange(this.logKey(jobId), from, from + REPLAY_PAGE - 1);
     return raw.map((r) => JSON.parse(r) as Sequenced);
   }
 
@@ -75,10 +77,14 @@ export class RedisEventLog implements EventLog {
         // A client resuming at or after the job's final event: nothing more will come.
         const final = await this.redis.get(this.finalKey(jobId));
         if (final !== null && next >= Number(final)) return;
-        for (const e of await this.read(jobId, next)) {
-          next = e.seq;
-          yield e;
-          if (isFinal(e)) return;
+        for (;;) {
+          const page = await this.read(jobId, next);
+          for (const e of page) {
+            next = e.seq;
+            yield e;
+            if (isFinal(e)) return;
+          }
+          if (page.length < REPLAY_PAGE) break;
         }
         if (signal?.aborted) return;
         for (;;) {
