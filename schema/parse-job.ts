@@ -35,8 +35,8 @@ const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').
 const JobDecoding = builder.objectRef<NonNullable<JobRecord['input']['decoding']>>('JobDecoding').implement({
   description: 'The decoding options the job was submitted with (defaults apply to what is absent).',
   fields: (t) => ({
-    drafter: t.string({ description: `Absent from the request: "${DEFAULT_DRAFTER}", or "none" where the bundle has no CTC head.`, resolve: (d) => d.drafter ?? DEFAULT_DRAFTER }),
-    verifier: t.string({ description: `Absent from the request: "${DEFAULT_VERIFIER}", or "greedy" where the bundle has no CTC head.`, resolve: (d) => d.verifier ?? DEFAULT_VERIFIER }),
+    drafter: t.string({ description: `Absent from the request: "${DEFAULT_DRAFTER}", or "none" where the bundle has no CTC head.`, resolve: (d, _args, ctx) => ctx.engine.appliedDecoding(d).drafter }),
+    verifier: t.string({ description: `Absent from the request: "${DEFAULT_VERIFIER}", or "greedy" where the bundle has no CTC head or reads regions.`, resolve: (d, _args, ctx) => ctx.engine.appliedDecoding(d).verifier }),
     draftLength: t.int({ nullable: true, description: 'Null = automatic.', resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null) }),
     visualKeep: t.float({ description: 'Share of visual tokens each step attended to (1 = all).', resolve: (d) => d.visualTokens?.keep ?? 1 }),
   }),

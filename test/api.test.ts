@@ -164,6 +164,10 @@ describe('the GraphQL API', () => {
     assert.ok((ctc.metrics?.acceptedTokens ?? 0) > 0, 'ctc drafts are accepted');
     assert.ok((ctc.metrics?.tokensPerForward ?? 0) > 1, `more than one token per forward (${ctc.metrics?.tokensPerForward})`);
     assert.ok((ctc.metrics?.forwards ?? 0) < (plain.metrics?.forwards ?? 0), 'fewer forwards');
+    const shown = async (id: string): Promise<unknown> => (await acme.query<{ parseJob: { decoding: unknown } }>(`query($id: ID!) { parseJob(id: $id) { decoding { drafter verifier draftLength } } }`, { id })).data?.parseJob.decoding;
+    assert.deepEqual(await shown(ctc.id), { drafter: 'ctc', verifier: 'greedy', draftLength: 8 }, 'what was asked for');
+    const byDefault = await finish(acme, await submit(acme, strip, 'default.png'));
+    assert.deepEqual(await shown(byDefault.id), { drafter: 'ctc', verifier: 'joint', draftLength: null }, 'the bundle\'s defaults');
   });
 
   it('a tenant cannot read, list, follow or cancel another tenant\'s job', async () => {

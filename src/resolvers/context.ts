@@ -43,6 +43,8 @@ export interface EngineInfo {
   stats(): Promise<EngineStats>;
   /** Null when the options are valid for this bundle; otherwise a message naming the valid choices. */
   checkDecoding(input: DecodingOptionsInput): string | null;
+  /** The drafter and verifier this bundle applies to these options (its defaults fill what is absent). */
+  appliedDecoding(input: DecodingOptionsInput): { drafter: string; verifier: string };
 }
 
 export interface ApiLimits {

@@ -37,6 +37,15 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
         meanForwardMs: sum('forwards') ? sum('forwardMs') / sum('forwards') : null,
       };
     },
+    appliedDecoding: (input) => {
+      try {
+        const d = resolveDecoding(config.region ? regionDecoding(input) : input, config);
+        return { drafter: d.drafter, verifier: d.verifier };
+      } catch {
+        // Options refused by this bundle (stored before a model change): what was asked for, as asked.
+        return { drafter: input.drafter ?? '', verifier: input.verifier ?? '' };
+      }
+    },
     checkDecoding: (input) => {
       try {
         // A region bundle reads paragraphs as regions: the request must suit them too (as the worker will check).
