@@ -15,6 +15,8 @@ import { SAMPLE_PAGE } from './helpers/fixtures.js';
 import { pdfOfImages } from './helpers/pdfs.js';
 import { RedisServer, type SpeculaProcess, startSpecula } from './helpers/processes.js';
 
+type Started = Awaited<ReturnType<typeof startSpecula>>;
+
 const REDIS = process.env.SPECULA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) {
   __typename ... on JobEvent { seq } ... on TokenDelta { page line text } ... on JobRestarted { attempt } ... on JobFailed { code message }
@@ -48,13 +50,30 @@ describe('the distributed mode: an API process, worker processes, Redis', () => 
     for (const p of procs) p.kill('SIGKILL');
   });
 
-  it('a worker killed mid-job: another takes it over and the subscriber on the API gets the whole result', async () => {
-    const env = { SPECULA_REDIS_URL: REDIS, SPECULA_REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`, SPECULA_API_KEYS: 'acme:k-acme', SPECULA_LOCK_MS: '3000', SPECULA_CONCURRENCY: '1' };
-    const api = await startSpecula('api', 'api', env);
-    const w1 = await startSpecula('worker-1', 'worker', env);
-    const w2 = await startSpecula('worker-2', 'worker', env);
+  /** An API process and two workers on a fresh key prefix. */
+  async function cluster(name: string, settings: Record<string, string>): Promise<{ api: { port: number }; client: ApiClient; w1: Started; w2: Started }> {
+    const env = { SPECULA_REDIS_URL: REDIS, SPECULA_REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`, SPECULA_API_KEYS: 'acme:k-acme', SPECULA_CONCURRENCY: '1', ...settings };
+    const api = await startSpecula(`api${name}`, 'api', env);
+    const w1 = await startSpecula(`worker${name}-1`, 'worker', env);
+    const w2 = await startSpecula(`worker${name}-2`, 'worker', env);
     procs.push(api.p, w1.p, w2.p);
-    const client = new ApiClient(`http://127.0.0.1:${api.port}`, 'k-acme');
+    return { api, client: new ApiClient(`http://127.0.0.1:${api.port}`, 'k-acme'), w1, w2 };
+  }
+
+  /** A two-page job followed over SSE from the start; resolves once tokens flow, with the worker holding it. */
+  async function runningJob(client: ApiClient, workers: Started[]): Promise<{ id: string; pdf: Uint8Array; stream: Promise<GqlResult<{ parseJobEvents: Event }>[]>; holder: Started }> {
+    const pdf = pdfOfImages([sample, sample]);
+    const id = await create(client, pdf, 'two-pages.pdf');
+    const seen: Event[] = [];
+    const stream = client.sse<{ parseJobEvents: Event }>(EVENTS, { id }, (p) => seen.push(p.data?.parseJobEvents as Event));
+    while (!seen.some((e) => e.__typename === 'TokenDelta')) await new Promise((r) => setTimeout(r, 50));
+    const holder = workers.find((w) => w.p.logs.some((l) => l.msg === 'job started' && l.jobId === id));
+    assert.ok(holder, 'one of the workers logged taking the job');
+    return { id, pdf, stream, holder };
+  }
+
+  it('a worker killed mid-job: another takes it over and the subscriber on the API gets the whole result', async () => {
+    const { api, client, w1, w2 } = await cluster('', { SPECULA_LOCK_MS: '3000' });
 
     // The API process has no engine: its metrics have no engine gauges, and the engine query sums the workers.
     const metrics = await (await fetch(`http://127.0.0.1:${api.port}/metrics`)).text();
@@ -66,14 +85,8 @@ describe('the distributed mode: an API process, worker processes, Redis', () => 
     }
     assert.equal((await client.query<{ engine: { stats: { workers: number } } }>('{ engine { stats { workers } } }')).data?.engine.stats.workers, 2);
 
-    const pdf = pdfOfImages([sample, sample]);
-    const id = await create(client, pdf, 'two-pages.pdf');
-    const seen: Event[] = [];
-    const stream = client.sse<{ parseJobEvents: Event }>(EVENTS, { id }, (p) => seen.push(p.data?.parseJobEvents as Event));
-    while (!seen.some((e) => e.__typename === 'TokenDelta')) await new Promise((r) => setTimeout(r, 50));
+    const { id, pdf, stream, holder } = await runningJob(client, [w1, w2]);
     // Whichever worker took the job dies without a chance to clean up.
-    const holder = [w1, w2].find((w) => w.p.logs.some((l) => l.msg === 'job started' && l.jobId === id));
-    assert.ok(holder, 'one of the workers logged taking the job');
     holder.p.kill('SIGKILL');
     const other = holder === w1 ? w2 : w1;
 
@@ -104,19 +117,8 @@ describe('the distributed mode: an API process, worker processes, Redis', () => 
   });
 
   it('a worker stopped mid-job (SIGTERM, no grace left): it exits cleanly and another worker finishes the job', async () => {
-    const env = { SPECULA_REDIS_URL: REDIS, SPECULA_REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`, SPECULA_API_KEYS: 'acme:k-acme', SPECULA_CONCURRENCY: '1', SPECULA_SHUTDOWN_GRACE_MS: '0' };
-    const api = await startSpecula('api-s', 'api', env);
-    const w1 = await startSpecula('worker-s1', 'worker', env);
-    const w2 = await startSpecula('worker-s2', 'worker', env);
-    procs.push(api.p, w1.p, w2.p);
-    const client = new ApiClient(`http://127.0.0.1:${api.port}`, 'k-acme');
-    const pdf = pdfOfImages([sample, sample]);
-    const id = await create(client, pdf, 'two-pages.pdf');
-    const seen: Event[] = [];
-    const stream = client.sse<{ parseJobEvents: Event }>(EVENTS, { id }, (p) => seen.push(p.data?.parseJobEvents as Event));
-    while (!seen.some((e) => e.__typename === 'TokenDelta')) await new Promise((r) => setTimeout(r, 50));
-    const holder = [w1, w2].find((w) => w.p.logs.some((l) => l.msg === 'job started' && l.jobId === id));
-    assert.ok(holder, 'one of the workers logged taking the job');
+    const { client, w1, w2 } = await cluster('-s', { SPECULA_SHUTDOWN_GRACE_MS: '0' });
+    const { id, stream, holder } = await runningJob(client, [w1, w2]);
     holder.p.kill('SIGTERM');
     assert.equal(await holder.p.exited, 0, 'the stopped worker exits cleanly');
     assert.ok(holder.p.logs.some((l) => l.msg === 'job finished' && l.jobId === id && l.status === 'handed back'), 'it logged handing the job back');
