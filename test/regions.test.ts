@@ -119,6 +119,7 @@ describe('region bundle: multi-line regions read as one sequence', () => {
     assert.equal(api.checkDecoding({ drafter: 'ctc', verifier: 'tree' }), null);
     assert.equal(api.checkDecoding({}), null, 'no options: greedy on regions');
     assert.deepEqual(api.appliedDecoding({}), { drafter: 'ctc', verifier: 'greedy' }, 'what a job reports it was read with');
+    assert.deepEqual(api.appliedDecoding({ verifier: undefined }), { drafter: 'ctc', verifier: 'greedy' }, 'an unset verifier is not told');
   });
 
   it('a region over the bundle\'s line limit, or with a bad crop, gets INVALID_CROP and the engine goes on', async () => {

@@ -83,7 +83,7 @@ const LINE_ONLY_VERIFIERS = new Set<string>(['joint', 'relaxed']);
  * line's CTC frames. The API checks requests with it before queueing; the engine reads regions with it.
  */
 export function regionDecoding(input: DecodingOptionsInput | undefined): DecodingOptionsInput {
-  const d = { verifier: 'greedy', ...input };
+  const d = { ...input, verifier: input?.verifier ?? 'greedy' }; // a key present but unset is still "not told"
   if (LINE_ONLY_VERIFIERS.has(d.verifier)) {
     throw new EngineError('INVALID_OPTIONS', `verifier "${d.verifier}" scores one line's CTC frames; regions take "greedy" or "tree"`);
   }
