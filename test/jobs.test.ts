@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { EventLog, Sequenced } from '../src/jobs/events.js';
 import { createBackends } from '../src/jobs/backends.js';
+import { FsBlobStore } from '../src/jobs/fs-blob-store.js';
 import { MemoryEventLog } from '../src/jobs/memory-event-log.js';
 import { MemoryJobQueue } from '../src/jobs/memory-queue.js';
 import { MemoryJobStore } from '../src/jobs/memory-store.js';
@@ -215,5 +220,31 @@ describe('job queue', () => {
     assert.equal(peak, 2);
     assert.deepEqual(finished.sort(), ['1', '2', '3']);
     assert.equal(await q.cancel('nope'), false);
+  });
+});
+
+describe('uploads on disk in the embedded mode', () => {
+  it('each process keeps its own folder, removes it when it stops, and removes a dead process\'s folder', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'specula-blob-test-'));
+    try {
+      // A process that has exited (it ran and ended: its pid is gone), which left an upload behind.
+      const gone = spawnSync(process.execPath, ['-e', '']).pid;
+      const orphan = join(root, `pid-${gone}-abc`);
+      mkdirSync(orphan);
+      writeFileSync(join(orphan, 'job-1'), 'bytes');
+      const first = new FsBlobStore(root);
+      assert.ok(!existsSync(orphan), 'the dead process\'s folder is removed');
+      await first.put('job-2', new Uint8Array([1, 2, 3]));
+      const second = new FsBlobStore(root); // another live process on the same root (here: the same one)
+      assert.deepEqual(await first.get('job-2'), new Uint8Array([1, 2, 3]), 'a live process\'s uploads stay');
+      assert.equal(await second.get('job-2'), null, 'each store sees only its own uploads');
+      await first.close();
+      assert.ok(!existsSync(first.dir), 'stopping removes the folder');
+      assert.ok(existsSync(second.dir));
+      await second.close();
+      assert.deepEqual(readdirSync(root), []);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -48,15 +48,19 @@ export function createBackends(s: BackendSettings): Backends {
       for (const id of store.sweep(new Date(Date.now() - s.retentionSeconds * 1000).toISOString())) events.drop(id);
     }, Math.min(60_000, s.retentionSeconds * 1000));
     sweep.unref();
+    const blobs = s.blobDir === null ? new MemoryBlobStore() : new FsBlobStore(s.blobDir);
     return {
       mode: 'embedded',
       store,
       queue: new MemoryJobQueue(),
       events,
-      blobs: s.blobDir === null ? new MemoryBlobStore() : new FsBlobStore(s.blobDir),
+      blobs,
       fleet: new MemoryFleet(),
       ping: async () => true,
-      close: async () => clearInterval(sweep),
+      close: async () => {
+        clearInterval(sweep);
+        if (blobs instanceof FsBlobStore) await blobs.close();
+      },
     };
   }
   // ioredis reconnects on its own; commands issued meanwhile wait (no per-request retry cap) instead of failing.
