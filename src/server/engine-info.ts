@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BundleConfig } from '../engine/bundle.js';
 import { EngineError } from '../engine/errors.js';
-import { regionDecoding, resolveDecoding, strategies } from '../engine/options.js';
+import { type DecodingOptions, type DecodingOptionsInput, regionDecoding, resolveDecoding, strategies } from '../engine/options.js';
 import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 
@@ -21,6 +21,8 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
     trainingStep: typeof config.training?.steps === 'number' ? config.training.steps : null,
     sizeBytes: Object.values(config.files).reduce((n, f) => n + statSync(join(dir, f.path)).size, 0),
   };
+  // A region bundle reads paragraphs as regions: a request must suit them too (as the worker will check).
+  const applied = (input: DecodingOptionsInput): DecodingOptions => resolveDecoding(config.region ? regionDecoding(input) : input, config);
   return {
     model: () => model,
     strategies: () => strategies(config),
@@ -39,7 +41,7 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
     },
     appliedDecoding: (input) => {
       try {
-        const d = resolveDecoding(config.region ? regionDecoding(input) : input, config);
+        const d = applied(input);
         return { drafter: d.drafter, verifier: d.verifier };
       } catch {
         // Options refused by this bundle (stored before a model change): what was asked for, as asked.
@@ -48,8 +50,7 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
     },
     checkDecoding: (input) => {
       try {
-        // A region bundle reads paragraphs as regions: the request must suit them too (as the worker will check).
-        resolveDecoding(config.region ? regionDecoding(input) : input, config);
+        applied(input);
         return null;
       } catch (e) {
         if (e instanceof EngineError && e.code === 'INVALID_OPTIONS') return e.message;
