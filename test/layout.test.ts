@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { assemblePage, isPageNumber, reflow, tableMarkdown, type LineOut } from '../src/document/assemble.js';
 import { decodeImage } from '../src/document/decode-image.js';
+import { flattenBackground } from '../src/document/flatten.js';
 import { analyzeLayout, type PageLayout } from '../src/document/layout/analyze.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
 
@@ -176,5 +177,60 @@ describe('text-level block types', () => {
     for (const t of ['Mix', 'Did', 'MD', 'Civil', 'Chapter 2 Methods', 'xIi']) assert.ok(!isPageNumber(t), t);
     assert.equal(assemblePage(0, layout('page_footer', 1), lines('Did')).blocks[0].type, 'page_footer');
     assert.equal(assemblePage(0, layout('page_footer', 1), lines('xiv')).blocks[0].type, 'page_number');
+  });
+});
+
+describe('page background', () => {
+  const samplePage = async () => decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+
+  it('clean paper is left exactly as it is', async () => {
+    const page = await samplePage();
+    assert.equal(flattenBackground(page), page);
+  });
+
+  it('light text on a dark panel becomes dark text on white, and the panel goes', async () => {
+    const page = await samplePage();
+    const data = Uint8Array.from(page.data);
+    const half = page.height >> 1;
+    // The lower half as a panel of grey 130 with the text in white.
+    for (let i = half * page.width; i < data.length; i++) data[i] = 130 + Math.round(((255 - page.data[i]) * 125) / 255);
+    const flat = flattenBackground({ ...page, data });
+    let ink = 0;
+    let inkNowDark = 0;
+    let fill = 0;
+    let fillNowWhite = 0;
+    for (let i = (half + 32) * page.width; i < data.length; i++) {
+      if (page.data[i] < 64) {
+        ink++;
+        if (flat.data[i] < 96) inkNowDark++;
+      } else if (page.data[i] > 250) {
+        fill++;
+        if (flat.data[i] > 240) fillNowWhite++;
+      }
+    }
+    assert.ok(ink > 1000, 'the panel holds text');
+    assert.ok(inkNowDark / ink > 0.95, `strokes dark again: ${inkNowDark} of ${ink}`);
+    assert.ok(fillNowWhite / fill > 0.98, `panel white: ${fillNowWhite} of ${fill}`);
+    // The text above the panel is untouched.
+    for (let i = 0; i < (half - 64) * page.width; i++) assert.equal(flat.data[i], page.data[i]);
+  });
+
+  it('a photograph\'s smooth tones are neither flattened nor inverted', async () => {
+    const page = await samplePage();
+    const data = Uint8Array.from(page.data);
+    const [x0, y0, side] = [300, 300, 400];
+    for (let y = y0; y < y0 + side; y++) {
+      for (let x = x0; x < x0 + side; x++) {
+        // Tones that change everywhere, slowly: flat cell by cell, never one tone across a window.
+        const r = Math.hypot(x - x0 - side / 2, y - y0 - side / 2) / (side / Math.SQRT2);
+        data[y * page.width + x] = Math.round(60 + 140 * r);
+      }
+    }
+    const flat = flattenBackground({ ...page, data });
+    let same = 0;
+    for (let y = y0 + 32; y < y0 + side - 32; y++) {
+      for (let x = x0 + 32; x < x0 + side - 32; x++) if (Math.abs(flat.data[y * page.width + x] - data[y * page.width + x]) <= 2) same++;
+    }
+    assert.ok(same / (side - 64) ** 2 > 0.95, `photo kept: ${same} of ${(side - 64) ** 2}`);
   });
 });

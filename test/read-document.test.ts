@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { PAGES_AHEAD, readDocument } from '../src/worker/read-document.js';
 import { readFileSync } from 'node:fs';
 import { EngineError } from '../src/engine/errors.js';
+import { corpusCer, tally } from '../src/eval/cer.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 import { pdfOfImages, pdfWithText } from './helpers/pdfs.js';
 
@@ -91,5 +92,35 @@ describe('cancelling a document', () => {
     } finally {
       await engine.close();
     }
+  });
+});
+
+describe('pages that are not black on white', () => {
+  let engine: Engine;
+  before(async () => {
+    engine = await Engine.open();
+  });
+  after(() => engine.close());
+
+  it('text on a grey gradient and white text on a dark panel read as the same text on white paper', async () => {
+    const { data, info } = await sharp(readFileSync(SAMPLE_PAGE)).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const { width, height } = info;
+    const out = Buffer.from(data);
+    // The panel starts between two printed lines: the first blank row past the middle.
+    let half = height >> 1;
+    while (half < height && data.subarray(half * width, (half + 1) * width).some((p) => p < 200)) half++;
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const p = data[y * width + x];
+        // Upper half: paper shading from white to grey 200 across the page. Lower half: a grey-130 panel, text in white.
+        out[y * width + x] = y < half ? Math.round((p * (255 - (55 * x) / width)) / 255) : 130 + Math.round(((255 - p) * 125) / 255);
+      }
+    }
+    const shaded = await sharp(out, { raw: { width, height, channels: 1 } }).png().toBuffer();
+    const plain = await readDocument(engine, readFileSync(SAMPLE_PAGE), 'sample-page.png');
+    const read = await readDocument(engine, shaded, 'shaded.png');
+    const cer = corpusCer([tally(read.text, plain.text)]);
+    assert.ok(plain.text.length > 500);
+    assert.ok(cer < 0.03, `CER against the white page's reading: ${(cer * 100).toFixed(2)}%\n${read.text}`);
   });
 });

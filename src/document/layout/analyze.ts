@@ -210,6 +210,40 @@ function inkDensity(ink: InkMap, b: Box): number {
   return n / Math.max(1, b.width * b.height);
 }
 
+/**
+ * Whether a band reads as a line of type: empty columns split its ink into letters or words, at least one for
+ * each two band heights of width. Large bold type (a cover's title) is as dense as a photograph, but a
+ * photograph's columns are not empty in its middle.
+ */
+function splitLikeType(ink: InkMap, b: Box): boolean {
+  const cols = new Uint8Array(b.width);
+  let first = -1;
+  let last = -1;
+  for (let x = 0; x < b.width; x++) {
+    for (let y = b.y; y < b.y + b.height; y++) {
+      if (ink.data[y * ink.width + b.x + x]) {
+        cols[x] = 1;
+        break;
+      }
+    }
+    if (cols[x]) {
+      if (first < 0) first = x;
+      last = x;
+    }
+  }
+  const minGap = Math.max(2, Math.round(0.05 * b.height));
+  let gaps = 0;
+  let run = 0;
+  for (let x = first; x >= 0 && x <= last; x++) {
+    if (!cols[x]) run++;
+    else {
+      if (run >= minGap) gaps++;
+      run = 0;
+    }
+  }
+  return gaps >= Math.max(1, Math.floor((last - first + 1) / (2 * b.height)));
+}
+
 function weightedMedian(pairs: [number, number][]): number {
   const s = [...pairs].sort((a, b) => a[0] - b[0]);
   const total = s.reduce((t, [, w]) => t + w, 0);
@@ -293,9 +327,11 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     const lineH = median(bands.map((b) => b.height));
     // A thin leaf without text is a rule or an ornament: nothing to read, nothing to keep.
     if (!bands.length && box.height < 1.5 * pageLh) continue;
-    // Pictures: a tall area of dense ink, or of "lines" far taller than any title.
+    // Pictures: a tall area of dense ink (unless every "line" of it is type: letters apart), or of "lines" far
+    // taller than any title.
     const tall = box.height > 2.5 * pageLh;
-    if (!bands.length || (tall && inkDensity(ink, box) > 0.3) || (box.height > 4 * pageLh && lineH > 3.5 * pageLh)) {
+    const isType = (): boolean => lineH <= 3.5 * pageLh && bands.every((b) => splitLikeType(ink, b));
+    if (!bands.length || (tall && inkDensity(ink, box) > 0.3 && !isType()) || (box.height > 4 * pageLh && lineH > 3.5 * pageLh)) {
       blocks.push({ type: 'figure', box, lines: [] });
       continue;
     }
