@@ -134,6 +134,19 @@ describe('block types', () => {
     });
   }
 
+  it('a line of large bold type is one heading line, not a table of its words nor pictures of its letters', async () => {
+    // The sample page's bold heading ("Return Self") three times its size, above the page.
+    const sample = readFileSync(SAMPLE_PAGE);
+    const big = await sharp(sample).extract({ left: 120, top: 128, width: 186, height: 33 }).resize({ width: 3 * 186 }).png().toBuffer();
+    const png = await sharp(sample).extend({ top: 160, background: '#ffffff' }).composite([{ input: big, left: 120, top: 30 }]).png().toBuffer();
+    const layout = analyzeLayout(await decodeImage(png, 'title.png'));
+    const top = layout.blocks.filter((b) => b.box.y < 160);
+    assert.deepEqual(top.map((b) => b.type), ['heading']);
+    assert.equal(top[0].lines.length, 1);
+    const { x, width } = top[0].lines[0].band;
+    assert.ok(x < 150 && x + width > 650, `the line spans the whole title: ${x}..${x + width}`);
+  });
+
   it('a picture is a figure block with its box, not read as text', async () => {
     const noise = Buffer.alloc(400 * 300);
     for (let i = 0; i < noise.length; i++) noise[i] = (i * 7919 + ((i / 400) | 0) * 104729) % 251 > 125 ? 0 : 255;

@@ -12,7 +12,7 @@ interface Band {
   bottom: number; // exclusive
 }
 
-function splitTall(band: Band, rows: Int32Array, typical: number): Band[] {
+function splitTall(band: Band, rows: Int32Array, typical: number, keepFragments: boolean): Band[] {
   const h = band.bottom - band.top;
   if (h < 1.7 * typical) return [band];
   let mean = 0;
@@ -24,7 +24,15 @@ function splitTall(band: Band, rows: Int32Array, typical: number): Band[] {
   let cut = -1;
   for (let y = from; y < to; y++) if (cut < 0 || rows[y] < rows[cut]) cut = y;
   if (cut < 0 || rows[cut] > 0.35 * mean) return [band];
-  return [...splitTall({ top: band.top, bottom: cut }, rows, typical), ...splitTall({ top: cut + 1, bottom: band.bottom }, rows, typical)];
+  // A line has a body (rows denser than the band's mean); the strip above a line of large type, where only
+  // capitals and ascenders reach, has none and is under half the rest's height: not a line of its own.
+  const fragment = (a: number, b: number, rest: number): boolean => {
+    if (b - a >= 0.5 * rest) return false;
+    for (let y = a; y < b; y++) if (rows[y] >= mean) return false;
+    return true;
+  };
+  if (keepFragments && (fragment(band.top, cut, band.bottom - cut - 1) || fragment(cut + 1, band.bottom, cut - band.top))) return [band];
+  return [...splitTall({ top: band.top, bottom: cut }, rows, typical, keepFragments), ...splitTall({ top: cut + 1, bottom: band.bottom }, rows, typical, keepFragments)];
 }
 
 /** Row ink counts of a region (index = page row). */
@@ -69,7 +77,8 @@ export function lineBands(ink: InkMap, r: Box, typical?: number): Box[] {
   const heights = bands.map((b) => b.bottom - b.top).sort((a, b) => a - b);
   const own = heights[Math.floor(heights.length / 2)];
   const lh = typical ? Math.min(typical, own) : own;
-  bands = bands.flatMap((b) => splitTall(b, rows, lh));
+  // Only with the page's line height known: the page-wide estimate of it (no `typical`) splits as it always has.
+  bands = bands.flatMap((b) => splitTall(b, rows, lh, typical !== undefined));
   // Accents or dots cut off above a line: fold a small band into the band just below it.
   const merged: Band[] = [];
   for (let i = 0; i < bands.length; i++) {

@@ -3,8 +3,9 @@
  * out of the ink map, because a picture set between two columns (text wrapping around it) bridges the gutter
  * the XY-cut needs, and its dots would otherwise be read as lines of text.
  *
- * A picture is a large connected area of densely inked cells. Text never is: even bold type leaves most cells of
- * a line light, and the gap between lines keeps its dense cells apart. Line art (plots, diagrams) is thin, so it
+ * A picture is a large connected area of densely inked cells, with a mass inside it. Text is not: bold type leaves
+ * most cells of a line light, the gap between lines keeps its dense cells apart, and a letter of large bold type,
+ * dense as it is, is strokes a couple of cells wide with nothing inside. Line art (plots, diagrams) is thin, so it
  * is left to the block classifier, which sees its axis labels as text.
  */
 import type { Box, InkMap } from './ink.js';
@@ -17,6 +18,8 @@ const BORDER = 0.8;
 const MIN_SIDE = 3;
 /** Share of its bounding box a picture's dense cells fill (a blob, not a frame or a sweep of strokes). */
 const MIN_FILL = 0.3;
+/** Share of a picture's dense cells inside its mass, not on an edge (a blob, not the strokes of large type). */
+const MIN_INTERIOR = 0.25;
 
 /** Find the pictures of a page, erase their ink from `ink`, and return their boxes (top to bottom). */
 export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
@@ -95,9 +98,21 @@ export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
     members.push(mine);
   }
   const minCells = Math.ceil((MIN_SIDE * lineHeight) / cell);
+  // Cells with all eight neighbours dense: a photograph's mass has many; letters of large bold type, strokes a
+  // couple of cells wide, have few.
+  const interior = (cells: readonly number[]): number =>
+    cells.filter((i) => {
+      const cx = i % gw;
+      const cy = (i - cx) / gw;
+      if (cx === 0 || cy === 0 || cx === gw - 1 || cy === gh - 1) return false;
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) if (!dense[i + dy * gw + dx]) return false;
+      return true;
+    }).length;
   const boxes: Box[] = [];
   found.forEach((c, k) => {
     if (c.x1 - c.x0 + 1 < minCells || c.y1 - c.y0 + 1 < minCells) return;
+    // Large bold type is dense but thin: it stays, to be read.
+    if (interior(members[k]) < MIN_INTERIOR * c.cells) return;
     if (c.cells >= MIN_FILL * (c.x1 - c.x0 + 1) * (c.y1 - c.y0 + 1)) {
       // A compact blob is a picture: its whole box goes, light areas included (their sparse dots would
       // still bridge a gutter).
