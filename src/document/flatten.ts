@@ -4,10 +4,10 @@
  * panel (inverted, so the model, trained on dark-on-light lines, reads it). One global Otsu threshold turns a
  * large grey panel into ink and its white text into holes; this is a local, per-cell, estimate instead.
  *
- * The background is learnt only where the page is flat (most of a cell's pixels near its median: paper, or a
- * panel's fill, with some text on it). Cells that are not flat (dense text strokes, photographs, drawings)
- * take the background of flat cells near them, and of paper where there are none, so a photograph is never
- * "normalised" into its own background or turned negative.
+ * A cell's background is learnt only where the flat cells around it (most of a cell's pixels near its median:
+ * paper, or a panel's fill, with some text on it) agree on one tone. Elsewhere (a photograph's varying tones,
+ * a drawing, text too dense to leave flat cells) the page is left as it is: a photograph is never "normalised"
+ * into its own background or turned negative. Clean white paper is returned untouched.
  */
 import type { GrayPage } from './decode-image.js';
 
