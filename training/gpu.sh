@@ -27,7 +27,7 @@ if [ "${shm_kb:-0}" -lt 8000000 ]; then PIPE="--pipe-batches"; fi
 echo "/dev/shm: ${shm_kb:-0} kB free ${PIPE:-(shared-memory batches)}"; nproc; free -g 2>/dev/null | head -2 || true
 "$PY" training/train.py --run "$OUT/run" --init "$INIT" --device "$DEVICE" --threads 2 --workers "$WORKERS" $PIPE \
   --pixel-budget "${PIXEL_BUDGET:-160000}" --max-batch 512 --pool 1024 --lr "${LR:-1e-3}" --warmup 150 \
-  --decay-frac 0.45 --decay-to 2e-5 --guide-weight 0.5 --cur-ramp 1 --diffusion-weight 0.5 --diffusion-blocks 6 \
+  --decay-frac 0.45 --decay-to 2e-5 --guide-weight 0.5 --cur-ramp 1 --diffusion-weight 0.75 --diffusion-blocks 10 \
   --block-min 2 --block-max 10 --save-every 300 --eval-every "${EVAL_EVERY:-1500}" \
   --hours "$("$PY" -c "print($MINUTES / 60)")"
 "$PY" - "$OUT/run" "$DEVICE" <<'PY'
