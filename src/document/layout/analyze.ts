@@ -101,25 +101,9 @@ function isTextColumn(bands: Box[], part: Box, lh: number): boolean {
   return full >= 0.6 * bands.length;
 }
 
-/**
- * Bands that touch, one under half the other's height, are one line: a word of large type splits at the top of
- * its ascenders ("and" into the stem of its d and the rest), which would count as a row of its own.
- */
-function joinFragments(bands: Box[]): Box[] {
-  const out: Box[] = [];
-  for (const b of bands) {
-    const prev = out[out.length - 1];
-    if (prev && b.y - (prev.y + prev.height) <= 1 && Math.min(prev.height, b.height) < 0.5 * Math.max(prev.height, b.height)) {
-      const x = Math.min(prev.x, b.x);
-      out[out.length - 1] = { x, y: prev.y, width: Math.max(prev.x + prev.width, b.x + b.width) - x, height: b.y + b.height - prev.y };
-    } else out.push(b);
-  }
-  return out;
-}
-
 /** Do these side-by-side parts share their rows, as table columns do (and text columns, mostly, do not)? */
 function looksLikeTable(ink: InkMap, parts: Box[], page: { width: number }, lh: number): boolean {
-  const bands = parts.map((p) => joinFragments(lineBands(ink, p, lh)));
+  const bands = parts.map((p) => lineBands(ink, p, lh));
   // A column of running text beside anything (another column, a sidebar) is a page layout, not a table.
   if (bands.some((b, i) => isTextColumn(b, parts[i], lh))) return false;
   const narrow = parts.every((p) => p.width < 0.38 * page.width);
@@ -143,7 +127,7 @@ function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): 
   const ruled = vrules.filter((v) => v.x >= r.x && v.x < r.x + r.width && Math.min(v.y + v.height, r.y + r.height) - Math.max(v.y, r.y) >= 0.6 * r.height);
   // Within one line ("5.1   Method", a label and its value) only a wide gap separates blocks; a line of large
   // type (a title) is one line too, and its word spaces are as wide as its size.
-  const oneLine = r.height < 1.6 * lh || joinFragments(lineBands(ink, r, lh)).length === 1;
+  const oneLine = r.height < 1.6 * lh || lineBands(ink, r, lh).length === 1;
   const min = oneLine ? 3 * Math.max(lh, 0.8 * r.height) : lh;
   const all = gaps(columnProfile(ink, r), 1);
   const wide = all.filter(([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b));
