@@ -7,6 +7,7 @@ const Model = builder.objectRef<ModelInfo>('Model').implement({
     name: t.exposeString('name'),
     created: t.exposeString('created'),
     device: t.exposeString('device'),
+    precision: t.exposeString('precision', { description: 'fp32 or int8: which vision graph the workers run (int8 by default on CPU where the bundle has one; the decoder is float)' }),
     heads: t.exposeStringList('heads'),
     trainingStep: t.exposeInt('trainingStep', { nullable: true }),
     sizeBytes: t.exposeInt('sizeBytes'),

@@ -10,12 +10,13 @@ import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig }
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
-import type { GrayCrop } from '../src/engine/preprocess.js';
+import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
+import { runVision } from '../src/engine/vision.js';
 import { RestartingVision } from '../src/engine/vision-runner.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
 
-const BUNDLE_FILES = ['config.json', 'vision.onnx', 'decoder.onnx', 'golden.json'];
+const BUNDLE_FILES = ['config.json', 'vision.onnx', 'vision.int8.onnx', 'decoder.onnx', 'mtp.onnx', 'pmtp.onnx', 'golden.json'];
 
 function copyBundle(): string {
   const dir = mkdtempSync(join(tmpdir(), 'specula-bundle-'));
@@ -36,7 +37,7 @@ const failsWith = async (p: Promise<unknown>, code: string, file?: string) =>
 
 describe('the shipped model bundle', () => {
   it('onnxruntime reproduces the PyTorch outputs recorded in golden.json', async () => {
-    const bundle = await loadBundle();
+    const bundle = await loadBundle(DEFAULT_BUNDLE, { precision: 'fp32' });
     try {
       const report = await checkGolden(bundle);
       assert.ok(report.checks.length >= 10);
@@ -47,6 +48,68 @@ describe('the shipped model bundle', () => {
     } finally {
       await closeBundle(bundle);
     }
+  });
+
+  it('the int8 vision graph stays within its recorded tolerance of PyTorch and gives the same greedy texts', async () => {
+    const bundle = await loadBundle();
+    try {
+      assert.equal(bundle.precision, 'int8', 'a CPU engine runs the int8 vision graph by default');
+      const tol = bundle.config.int8?.tolerance;
+      assert.ok(tol && tol.vision <= 1 && tol.decoder <= 1, 'a tolerance is recorded, and it is tight');
+      const report = await checkGolden(bundle); // throws past the tolerance, or on any other greedy text
+      const ctc = report.checks.find((c) => c.name === 'vision.ctc_logits');
+      assert.ok(ctc && ctc.maxAbsDiff > 1e-4, 'the int8 graph, not the float one, was checked');
+    } finally {
+      await closeBundle(bundle);
+    }
+  });
+
+  it('a line\'s int8 visual tokens do not depend on the other lines of its vision batch', async () => {
+    const bundle = await loadBundle();
+    try {
+      const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+      const lines = await cropLines(page, findLines(page), bundle.config.image);
+      const byWidth = [...lines].sort((a, b) => a.width - b.width);
+      const narrow = byWidth[0];
+      const wide = byWidth[byWidth.length - 1];
+      const { nLayers: L, nHeads: H, headDim: dh } = bundle.config.dims;
+      const alone = await runVision(bundle, packBatch([narrow], bundle.config.image));
+      const mixed = await runVision(bundle, packBatch([narrow, wide, wide], bundle.config.image));
+      let n = 0;
+      for (let t = 0; t < alone.visual; t++) n += alone.mask[t];
+      // Row 0's real tokens, every layer and head: a scale taken over the batch (dynamic quantisation) would
+      // move them by a quantisation step (~1e-2); fixed scales leave only float summation order.
+      let worst = 0;
+      for (let l = 0; l < L; l++) {
+        for (let h = 0; h < H; h++) {
+          for (let i = 0; i < n * dh; i++) {
+            const a = alone.k[((l * 1 + 0) * H + h) * alone.visual * dh + i];
+            const b = mixed.k[((l * 3 + 0) * H + h) * mixed.visual * dh + i];
+            worst = Math.max(worst, Math.abs(a - b));
+          }
+        }
+      }
+      assert.ok(worst < 1e-4, `visual K moved by ${worst} with other lines in the batch`);
+    } finally {
+      await closeBundle(bundle);
+    }
+  });
+
+  it('precision: fp32 on request, and a clear INVALID_PRECISION where int8 cannot be had', async () => {
+    const fp32 = await loadBundle(DEFAULT_BUNDLE, { precision: 'fp32' });
+    assert.equal(fp32.precision, 'fp32');
+    await closeBundle(fp32);
+    const dir = copyBundle();
+    const path = join(dir, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as { files: Record<string, unknown>; int8?: unknown };
+    delete config.files.visionInt8;
+    delete config.int8;
+    writeFileSync(path, JSON.stringify(config));
+    const plain = await loadBundle(dir);
+    assert.equal(plain.precision, 'fp32', 'a bundle without an int8 graph opens in fp32');
+    await closeBundle(plain);
+    await failsWith(loadBundle(dir, { precision: 'int8' }), 'INVALID_PRECISION');
+    rmSync(dir, { recursive: true });
   });
 
   it('a missing file is reported by name', async () => {
@@ -60,11 +123,14 @@ describe('the shipped model bundle', () => {
 
   it('a corrupt ONNX file is reported by name', async () => {
     const dir = copyBundle();
-    const path = join(dir, 'vision.onnx');
-    const bytes = readFileSync(path);
-    bytes.fill(0x5a, 1000, 2000);
-    writeFileSync(path, bytes);
-    await failsWith(loadBundle(dir), 'BUNDLE_CORRUPT_FILE', path);
+    // The graph each precision opens is checked: the int8 vision graph by default, the float one for fp32.
+    for (const [file, precision] of [['vision.int8.onnx', undefined], ['vision.onnx', 'fp32']] as const) {
+      const path = join(dir, file);
+      const bytes = readFileSync(path);
+      bytes.fill(0x5a, 1000, 2000);
+      writeFileSync(path, bytes);
+      await failsWith(loadBundle(dir, precision ? { precision } : {}), 'BUNDLE_CORRUPT_FILE', path);
+    }
     rmSync(dir, { recursive: true });
   });
 

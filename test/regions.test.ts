@@ -111,7 +111,7 @@ describe('region bundle: multi-line regions read as one sequence', () => {
   });
 
   it('verifiers that score one line\'s CTC frames are refused on regions with INVALID_OPTIONS, by the API before queueing too', async () => {
-    const api = engineInfo({ config: engine.bundle.config, dir: engine.bundle.dir, device: 'cpu' }, async () => []);
+    const api = engineInfo({ config: engine.bundle.config, dir: engine.bundle.dir, device: 'cpu', precision: engine.bundle.precision }, async () => []);
     for (const verifier of ['joint', 'relaxed']) {
       await assert.rejects(engine.readRegions([regions[0].crops], { decoding: { verifier } }), errorCode('INVALID_OPTIONS'));
       assert.match(api.checkDecoding({ verifier }) ?? '', /regions take "greedy" or "tree"/);

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { cropLine } from '../document/crop-lines.js';
 import { decodeImage } from '../document/decode-image.js';
+import type { Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
 import type { GrayCrop } from '../engine/preprocess.js';
@@ -108,6 +109,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       limit: { type: 'string' },
       batch: { type: 'string', default: '32' },
       model: { type: 'string' },
+      precision: { type: 'string' }, // absent: the engine's default (int8 on CPU where the bundle has it)
       out: { type: 'string', default: 'eval-results/eval.json' },
       'no-tesseract': { type: 'boolean', default: false },
       'write-config': { type: 'boolean', default: false },
@@ -135,7 +137,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const wanted = values.sets?.split(',').map((s) => s.trim()).filter(Boolean);
   const lineSets = values.suite === 'pages' ? [] : (wanted ?? Object.keys(LINE_SETS)).filter((s) => s in LINE_SETS);
   const pageSets = values.suite === 'lines' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
-  const engine = await Engine.open(values.model, { maxBatch: Number(values.batch) });
+  const engine = await Engine.open(values.model, { maxBatch: Number(values.batch), ...(values.precision ? { precision: values.precision as Precision } : {}) });
   const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
   const lossless = resolved.verifier !== 'relaxed' && resolved.verifier !== 'joint' && resolved.visualTokens.keep >= 1;
   if (values['write-config'] && !lossless) {
@@ -182,6 +184,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const report = {
     created: new Date().toISOString(),
     model: engine.bundle.config.name,
+    precision: engine.bundle.precision,
     modelSteps: engine.bundle.config.training?.steps ?? null,
     tesseract: tessVersion,
     machine: `${process.platform} ${process.arch}, node ${process.version}`,

@@ -2,10 +2,16 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import type { Device } from '../engine/bundle.js';
+import type { Device, Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
-import { readDocument } from '../worker/read-document.js';
+import { type DocumentReading, readDocument } from '../worker/read-document.js';
+
+/**
+ * Documents read at once. Two keep both cores busy (one's layout beside another's vision pass and decoder
+ * steps); a third covers a small document that finishes early. More only holds more pages in memory.
+ */
+const DOCUMENTS_AHEAD = 3;
 
 export async function parseCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -14,6 +20,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
     options: {
       model: { type: 'string' },
       device: { type: 'string', default: 'cpu' },
+      precision: { type: 'string' }, // absent: int8 on CPU where the bundle has it
+      threads: { type: 'string' }, // onnxruntime intra-op threads per session; absent: SPECULA_THREADS, else one per core
       json: { type: 'boolean', default: false },
       format: { type: 'string', default: 'markdown' },
       'drop-headers': { type: 'boolean', default: false },
@@ -46,7 +54,9 @@ export async function parseCommand(argv: string[]): Promise<number> {
     ...(values.reference ? { reference: await readFile(values.reference, 'utf8') } : {}),
     ...(values['visual-keep'] ? { visualTokens: { keep: Number(values['visual-keep']) } } : {}),
   };
-  const engine = await Engine.open(values.model, { device });
+  const threads = Number(values.threads ?? process.env.SPECULA_THREADS ?? 0);
+  if (!Number.isInteger(threads) || threads < 0) throw new Error(`--threads must be a whole number (0: one per core), got "${values.threads}"`);
+  const engine = await Engine.open(values.model, { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}) });
   try {
     engine.resolve(decoding); // refuse bad options before reading anything
   } catch (e) {
@@ -58,11 +68,22 @@ export async function parseCommand(argv: string[]): Promise<number> {
     : null;
   bar?.start(positionals.length, 0, { file: '' });
   let failed = 0;
+  // Several documents are read at once (their pages' layout, vision passes and decoder steps overlap on the
+  // cores, and their lines share decoder batches); each is printed, in the order given, once it is read.
+  const reads: Promise<DocumentReading>[] = [];
+  const start = (i: number): void => {
+    const file = positionals[i];
+    const p = readFile(file).then((bytes) => readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'] }));
+    p.catch(() => undefined); // handled in order below
+    reads[i] = p;
+  };
   try {
-    for (const file of positionals) {
+    for (let i = 0; i < Math.min(DOCUMENTS_AHEAD, positionals.length); i++) start(i);
+    for (let i = 0; i < positionals.length; i++) {
+      const file = positionals[i];
       bar?.update({ file });
       try {
-        const page = await readDocument(engine, await readFile(file), file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'] });
+        const page = await reads[i];
         if (format === 'json') {
           const m = page.metrics;
           const metrics = {
@@ -79,7 +100,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
             committedTokens: m.committedTokens,
             sequenceForwards: m.sequenceForwards,
           };
-          console.log(JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, metrics, pages: page.pages }));
+          const stages = Object.fromEntries(Object.entries(page.stages).map(([k, v]) => [k, Math.round(v)]));
+          console.log(JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, metrics, stagesMs: stages, pages: page.pages }));
         } else {
           if (positionals.length > 1) console.log(`==> ${file} <==`);
           console.log(format === 'text' ? page.text : page.markdown);
@@ -89,10 +111,14 @@ export async function parseCommand(argv: string[]): Promise<number> {
         if (!err.code) throw e;
         failed++;
         console.error(`specula parse: [${err.code}] ${err.message}`);
+      } finally {
+        delete reads[i]; // a read document's pages are not held longer than it takes to print them
       }
+      if (i + DOCUMENTS_AHEAD < positionals.length) start(i + DOCUMENTS_AHEAD);
       bar?.increment();
     }
   } finally {
+    await Promise.allSettled(reads.filter(Boolean));
     bar?.stop();
     await engine.close();
   }

@@ -49,7 +49,22 @@ export const BundleConfigSchema = z.object({
   decoding: z.object({ maxNewTokens: z.number().int().positive(), negativeBias: z.number() }),
   heads: z.object({ lm: z.boolean(), ctc: z.boolean(), mtp: z.boolean(), pmtp: z.boolean().optional(), diffusion: z.boolean() }),
   focalLayers: z.array(z.number().int()),
-  files: z.object({ vision: FileRef, decoder: FileRef, mtp: FileRef.optional(), pmtp: FileRef.optional() }),
+  files: z.object({
+    vision: FileRef,
+    decoder: FileRef,
+    mtp: FileRef.optional(),
+    pmtp: FileRef.optional(),
+    /** The vision graph with integer kernels (training/quantize.py): what a CPU engine runs by default. */
+    visionInt8: FileRef.optional(),
+  }),
+  /**
+   * How the int8 vision graph was made and how far it may stray from the float one: the golden check holds the
+   * vision outputs, and the decoder's outputs that carry its error, to these (the float graphs keep
+   * golden.json's), and the greedy texts must match. The decoder stays float.
+   */
+  int8: z.object({
+    tolerance: z.object({ vision: z.number().positive(), decoder: z.number().positive() }),
+  }).passthrough().optional(),
   /** The MTP drafter head, when the bundle has one: how many depths it was trained for. */
   mtp: z.object({ depth: z.number().int().positive() }).passthrough().optional(),
   /** The P-MTP head (same contract as the MTP head, trained deeper with P-MTP's curriculum), when there is one. */
@@ -74,8 +89,14 @@ export type Device = 'cpu' | 'cuda';
 export const HEAD_FILES = ['mtp', 'pmtp'] as const;
 export type DrafterHead = (typeof HEAD_FILES)[number];
 
+/** The float vision graph, or the int8 one (integer kernels: about twice its speed on CPU). The decoder is float in both. */
+export type Precision = 'fp32' | 'int8';
+export const PRECISIONS: readonly Precision[] = ['fp32', 'int8'];
+
 export interface BundleOptions {
   device?: Device;
+  /** Default: int8 on CPU where the bundle has an int8 vision graph, fp32 otherwise (and always on CUDA). */
+  precision?: Precision;
   /** Intra-op threads for CPU sessions (default: one per core). */
   threads?: number;
 }
@@ -92,8 +113,20 @@ export interface Bundle {
   /** The P-MTP drafter head (pmtp.onnx, the same contract), where the bundle has one. */
   pmtp?: ort.InferenceSession;
   device: Device;
+  /** Which vision graph runs (the decoder and the drafter heads are float either way). */
+  precision: Precision;
   /** Intra-op threads its CPU sessions were opened with. */
   threads: number;
+}
+
+/** The precision a bundle opens with when none is asked for, and a clear error for one it cannot give. */
+export function choosePrecision(config: BundleConfig, device: Device, asked?: Precision, where = 'the bundle'): Precision {
+  const hasInt8 = Boolean(config.files.visionInt8 && config.int8);
+  if (asked === undefined) return device === 'cpu' && hasInt8 ? 'int8' : 'fp32';
+  if (!PRECISIONS.includes(asked)) throw new EngineError('INVALID_PRECISION', `precision must be one of ${PRECISIONS.join(', ')}, got "${String(asked)}"`);
+  if (asked === 'int8' && !hasInt8) throw new EngineError('INVALID_PRECISION', `${where} has no int8 vision graph (files.visionInt8 and int8 in its config.json); use precision fp32`);
+  if (asked === 'int8' && device === 'cuda') throw new EngineError('INVALID_PRECISION', 'the int8 vision graph runs on CPU only (its integer kernels are CPU kernels); use precision fp32 with device cuda');
+  return asked;
 }
 
 /** The bundle shipped in this repository, used when no model is named. */
@@ -199,15 +232,18 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
       throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.${head} is set but files.${head} is missing (${join(dir, 'config.json')})`, join(dir, 'config.json'));
     }
   }
-  const visionBytes = checkedBytes(dir, config.files.vision);
-  const decoderBytes = checkedBytes(dir, config.files.decoder);
+  const precision = choosePrecision(config, device, opts.precision, dir);
+  const visionRef = (precision === 'int8' ? config.files.visionInt8 : undefined) ?? config.files.vision;
+  const decoderRef = config.files.decoder;
+  const visionBytes = checkedBytes(dir, visionRef);
+  const decoderBytes = checkedBytes(dir, decoderRef);
   const headBytes = HEAD_FILES.map((head) => {
     const ref = config.files[head];
     return ref ? { head, path: join(dir, ref.path), bytes: checkedBytes(dir, ref) } : null;
   });
   const threads = opts.threads ?? availableParallelism();
-  const decoder = await openSession(decoderBytes, join(dir, config.files.decoder.path), device, threads);
-  const vision = await openVision(visionBytes, join(dir, config.files.vision.path), device, threads).catch(async (e: unknown) => {
+  const decoder = await openSession(decoderBytes, join(dir, decoderRef.path), device, threads);
+  const vision = await openVision(visionBytes, join(dir, visionRef.path), device, threads).catch(async (e: unknown) => {
     await decoder.release();
     throw e;
   });
@@ -220,7 +256,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
       throw e;
     });
   }
-  return { dir, config, tokenizer, vision, decoder, device, threads, ...heads };
+  return { dir, config, tokenizer, vision, decoder, device, precision, threads, ...heads };
 }
 
 export async function closeBundle(b: Bundle): Promise<void> {

@@ -19,10 +19,18 @@ export interface PrefixState {
   last: number;
 }
 
+/**
+ * Beyond this gap, log(e^a + e^b) is the larger of the two to within 1e-16 relative (log1p(e^-37) < 1e-16, under
+ * a float64's step at any |score| >= 1): most frames lie far from where the prefix is aligned, so most sums skip
+ * the exp and log1p that cost the joint verifier most of its time.
+ */
+const NEGLIGIBLE = 37;
+
 function logAdd(a: number, b: number): number {
-  if (a === -Infinity) return b;
-  if (b === -Infinity) return a;
-  return a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b));
+  const d = a - b;
+  if (d >= NEGLIGIBLE || b === -Infinity) return a;
+  if (d <= -NEGLIGIBLE || a === -Infinity) return b;
+  return d > 0 ? a + Math.log1p(Math.exp(-d)) : b + Math.log1p(Math.exp(d));
 }
 
 export class CtcPrefixScorer {

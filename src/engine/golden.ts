@@ -65,6 +65,13 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const g = JSON.parse(readFileSync(file, 'utf8')) as Golden;
   const { nLayers: L, nHeads: H, headDim: dh } = bundle.config.dims;
   const checks: GoldenReport['checks'] = [];
+  // The int8 vision graph answers to its own tolerance (config.json's int8.tolerance, set by
+  // training/quantize.py from what it measured), and so do the decoder's outputs, which carry its error; the
+  // float graphs to golden.json's. The drafter heads read only their own golden inputs: golden.json's tolerance.
+  const int8 = bundle.precision === 'int8' ? bundle.config.int8?.tolerance : undefined;
+  const visionTol = int8?.vision ?? g.tolerance;
+  const decoderTol = int8?.decoder ?? g.tolerance;
+  const sumTol = int8 ? int8.vision : 1e-4;
   const expect = (name: string, got: Float32Array, want: Float32Array, tol = g.tolerance): void => {
     const d = maxDiff(got, want, name, file);
     checks.push({ name, maxAbsDiff: d });
@@ -80,11 +87,11 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
     batch: px.shape[0],
     width: px.shape[3],
   });
-  expect('vision.ctc_logits', vis.ctcLogits, unpack(g.vision.expected.ctc_logits));
+  expect('vision.ctc_logits', vis.ctcLogits, unpack(g.vision.expected.ctc_logits), visionTol);
   expect('vision.vis_mask', vis.mask, Float32Array.from(g.vision.expected.vis_mask.flat()), 0);
   const relSum = (got: number, want: number): number => Math.abs(got - want) / Math.max(1, Math.abs(want));
-  expect('vision.vis_k_sum', Float32Array.of(relSum(sum(vis.k), g.vision.expected.vis_k_sum)), Float32Array.of(0), 1e-4);
-  expect('vision.vis_v_sum', Float32Array.of(relSum(sum(vis.v), g.vision.expected.vis_v_sum)), Float32Array.of(0), 1e-4);
+  expect('vision.vis_k_sum', Float32Array.of(relSum(sum(vis.k), g.vision.expected.vis_k_sum)), Float32Array.of(0), sumTol);
+  expect('vision.vis_v_sum', Float32Array.of(relSum(sum(vis.v), g.vision.expected.vis_v_sum)), Float32Array.of(0), sumTol);
 
   const B = px.shape[0];
   const run = async (tokens: number[][], positions: number[][], cacheK: Float32Array, cacheV: Float32Array, c: number, bias: Packed) => {
@@ -105,7 +112,7 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const empty = new Float32Array(L * B * H * c * dh);
   const pre = await run(g.prefill.inputs.tokens, g.prefill.inputs.positions, empty, empty, c, g.prefill.inputs.attn_bias);
   for (const name of ['logits', 'hidden', 'new_k', 'new_v', 'vis_attn'] as const) {
-    expect(`prefill.${name}`, pre[name].data as Float32Array, unpack(g.prefill.expected[name]));
+    expect(`prefill.${name}`, pre[name].data as Float32Array, unpack(g.prefill.expected[name]), decoderTol);
   }
   // The engine's own cache writer puts the prefill's K/V into slots 0..T-1, as the golden step expects.
   const cache = new KvCache(L, H, dh, B, c);
@@ -113,8 +120,8 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const all = Array.from({ length: t }, (_, i) => i);
   cache.commit(pre.new_k.data as Float32Array, pre.new_v.data as Float32Array, t, g.prefill.inputs.tokens.map(() => all));
   const step = await run(g.step.inputs.tokens, g.step.inputs.positions, cache.k, cache.v, c, g.step.inputs.attn_bias);
-  expect('step.logits', step.logits.data as Float32Array, unpack(g.step.expected.logits));
-  expect('step.vis_attn', step.vis_attn.data as Float32Array, unpack(g.step.expected.vis_attn));
+  expect('step.logits', step.logits.data as Float32Array, unpack(g.step.expected.logits), decoderTol);
+  expect('step.vis_attn', step.vis_attn.data as Float32Array, unpack(g.step.expected.vis_attn), decoderTol);
 
   for (const head of HEAD_FILES) {
     const golden = g[head];

@@ -9,6 +9,8 @@ export interface ModelInfo {
   name: string;
   created: string;
   device: string;
+  /** fp32 or int8: which graphs the engine runs. */
+  precision: string;
   parameters: { dModel: number; layers: number; heads: number; vocabSize: number };
   heads: string[];
   /** Training step the bundle was exported from, where its config records it. */

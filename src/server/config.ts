@@ -21,6 +21,8 @@ const EnvSchema = z.object({
   SPECULA_ALLOW_ANONYMOUS: flag,
   SPECULA_MODEL: z.string().optional(),
   SPECULA_DEVICE: z.enum(['cpu', 'cuda']).default('cpu'),
+  /** Which graphs the engine runs: unset, int8 on CPU where the bundle has them (fp32 otherwise). */
+  SPECULA_PRECISION: z.enum(['fp32', 'int8']).optional(),
   /** Jobs one worker reads at once; their lines share engine batches. */
   SPECULA_CONCURRENCY: int(4),
   SPECULA_MAX_BATCH: int(32),
@@ -60,6 +62,7 @@ export interface ServerConfig {
   allowAnonymous: boolean;
   model?: string;
   device: 'cpu' | 'cuda';
+  precision?: 'fp32' | 'int8';
   concurrency: number;
   maxBatch: number;
   threads: number;
@@ -109,6 +112,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     allowAnonymous: e.SPECULA_ALLOW_ANONYMOUS,
     model: e.SPECULA_MODEL || undefined,
     device: e.SPECULA_DEVICE,
+    ...(e.SPECULA_PRECISION ? { precision: e.SPECULA_PRECISION } : {}),
     concurrency: e.SPECULA_CONCURRENCY,
     maxBatch: e.SPECULA_MAX_BATCH,
     threads: e.SPECULA_THREADS,

@@ -4,18 +4,19 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BundleConfig } from '../engine/bundle.js';
+import type { BundleConfig, Precision } from '../engine/bundle.js';
 import { EngineError } from '../engine/errors.js';
 import { type DecodingOptions, type DecodingOptionsInput, regionDecoding, resolveDecoding, strategies } from '../engine/options.js';
 import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 
-export function engineInfo(bundle: { config: BundleConfig; dir: string; device: string }, workers: () => Promise<WorkerStats[]>): EngineInfo {
-  const { config, dir, device } = bundle;
+export function engineInfo(bundle: { config: BundleConfig; dir: string; device: string; precision: Precision }, workers: () => Promise<WorkerStats[]>): EngineInfo {
+  const { config, dir, device, precision } = bundle;
   const model: ModelInfo = {
     name: config.name,
     created: config.created ?? '',
     device,
+    precision,
     parameters: { dModel: config.dims.dModel, layers: config.dims.nLayers, heads: config.dims.nHeads, vocabSize: config.dims.vocabSize },
     heads: Object.entries(config.heads).filter(([, on]) => on).map(([k]) => k),
     trainingStep: typeof config.training?.steps === 'number' ? config.training.steps : null,

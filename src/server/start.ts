@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { schema } from '../../schema/index.js';
 import { DEFAULT_SOURCE_LIMITS } from '../document/source.js';
-import { DEFAULT_BUNDLE, readBundleConfig } from '../engine/bundle.js';
+import { type BundleConfig, choosePrecision, DEFAULT_BUNDLE, type Precision, readBundleConfig } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import { type Backends, createBackends } from '../jobs/backends.js';
 import type { WorkerStats } from '../jobs/fleet.js';
@@ -103,7 +103,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const backends: Backends = { ...made, ...opts.backends };
   const jobs = new Jobs(backends);
 
-  const engine = runsWorker ? (opts.engine ?? (await Engine.open(config.model, { device: config.device, maxBatch: config.maxBatch, ...(config.threads ? { threads: config.threads } : {}) }))) : null;
+  const engine = runsWorker ? (opts.engine ?? (await Engine.open(config.model, { device: config.device, maxBatch: config.maxBatch, ...(config.precision ? { precision: config.precision } : {}), ...(config.threads ? { threads: config.threads } : {}) }))) : null;
   const metrics = new ServerMetrics({
     queueDepth: () => backends.queue.depth(),
     ...(engine ? { engineLoad: () => ({ queued: engine.stats.queued, active: engine.stats.active }) } : {}),
@@ -154,7 +154,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   };
   if (runsApi && keys) {
     // In one process the stats are read off the engine directly; an API instance sums the workers' reports.
-    const bundle = engine ? engine.bundle : { config: readBundleConfig(config.model ?? DEFAULT_BUNDLE), dir: config.model ?? DEFAULT_BUNDLE, device: `workers (${config.device})` };
+    const bundle = engine ? engine.bundle : apiBundle(config);
     const workers = async (): Promise<WorkerStats[]> => (backends.mode === 'embedded' || role === 'all' ? [localStats()].filter((s): s is WorkerStats => s !== null) : backends.fleet.workers());
     app = createApp({
       schema,
@@ -198,4 +198,11 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
       await flushReports();
     },
   };
+}
+
+/** What an API instance that never loads the model says of it: its config, and the precision workers open it with. */
+function apiBundle(config: ServerConfig): { config: BundleConfig; dir: string; device: string; precision: Precision } {
+  const dir = config.model ?? DEFAULT_BUNDLE;
+  const bundleConfig = readBundleConfig(dir);
+  return { config: bundleConfig, dir, device: `workers (${config.device})`, precision: choosePrecision(bundleConfig, config.device, config.precision, dir) };
 }

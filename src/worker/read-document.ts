@@ -24,6 +24,25 @@ export interface DocumentReading {
   /** Plain text: every line, blocks separated by blank lines. */
   text: string;
   metrics: ReadMetrics;
+  /** Milliseconds spent in each stage, summed over the pages (pages overlap, so they add up to more than the wall time). */
+  stages: StageTimes;
+}
+
+export interface StageTimes {
+  /** Decoding the image or rendering the PDF page. */
+  render: number;
+  /** Background flattening and deskew (the layout worker thread). */
+  flatten: number;
+  /** Layout analysis (the layout worker thread). */
+  layout: number;
+  /** Cutting and scaling the line crops. */
+  crop: number;
+  /** The vision passes (the engine's worker thread), from the engine's metrics. */
+  vision: number;
+  /** The decoder's steps, from the engine's metrics. */
+  decode: number;
+  /** Blocks, markdown and JSON from the lines' text. */
+  assemble: number;
 }
 
 export interface ReadDocumentOptions extends AssembleOptions {
@@ -71,6 +90,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
   const context = new DocumentContext(engine.bundle.tokenizer, decoding?.reference);
   const metrics = new SpecMetrics();
   let lineCount = 0;
+  const stages = { render: 0, flatten: 0, layout: 0, crop: 0, assemble: 0 };
   // One failing page stops the decoding already started for the others.
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
@@ -81,9 +101,16 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
     for (const index of source.pages) {
       if (pending.length >= PAGES_AHEAD) await pending[pending.length - PAGES_AHEAD].catch(() => undefined);
       if (stop.signal.aborted) break;
-      const { page, layout } = await preparePageOffThread(await source.render(index));
+      const t0 = performance.now();
+      const rendered = await source.render(index);
+      stages.render += performance.now() - t0;
+      const { page, layout, ms } = await preparePageOffThread(rendered);
+      stages.flatten += ms.flatten + ms.deskew;
+      stages.layout += ms.layout;
+      const t1 = performance.now();
       const boxes = layout.blocks.flatMap((b) => b.lines.map((l) => l.box));
       const crops = await cropLines(page, boxes, engine.imageSpec);
+      stages.crop += performance.now() - t1;
       lineCount += crops.length;
       const onTokens = opts.onTokens;
       // A region bundle reads a paragraph's lines as regions; everything else (tables, headings, furniture) line by line.
@@ -99,12 +126,14 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         signal: stop.signal,
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
       }).then((r) => {
+        const t2 = performance.now();
         let k = 0;
         const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {
           const line = r.lines[k++];
           return { box: l.box, text: line.text, confidence: line.confidence };
         }));
         const done = assemblePage(index, layout, texts, opts);
+        stages.assemble += performance.now() - t2;
         opts.onPage?.(done);
         return done;
       });
@@ -125,12 +154,14 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
     opts.signal?.removeEventListener('abort', onAbort);
   }
   if (opts.signal?.aborted) throw new EngineError('CANCELLED', 'reading the document was cancelled');
+  const snapshot = metrics.snapshot();
   return {
     format: source.format,
     pageCount: source.pageCount,
     pages,
     markdown: pages.map((p) => p.markdown).filter(Boolean).join('\n\n'),
     text: plainText(pages),
-    metrics: { lines: lineCount, ...metrics.snapshot() },
+    metrics: { lines: lineCount, ...snapshot },
+    stages: { ...stages, vision: snapshot.visionMs, decode: snapshot.decodeMs },
   };
 }

@@ -25,7 +25,9 @@ export interface Rule {
 
 export function otsuThreshold(data: Uint8Array): number {
   const hist = new Float64Array(256);
-  for (const p of data) hist[p]++;
+  const counts = new Uint32Array(256);
+  for (let i = 0; i < data.length; i++) counts[data[i]]++;
+  hist.set(counts);
   const total = data.length;
   let sumAll = 0;
   for (let i = 0; i < 256; i++) sumAll += i * hist[i];
@@ -77,15 +79,17 @@ export function removeRules(ink: InkMap, minLength: number, maxThickness = 6): R
       }
     }
   }
+  // Vertical: runs along columns, found row by row (each column's open run in `start`): the page is read in
+  // memory order, not a column at a time across every row.
   const vMask = new Uint8Array(w * h);
-  for (let x = 0; x < w; x++) {
-    let start = -1;
-    for (let y = 0; y <= h; y++) {
+  const start = new Int32Array(w).fill(-1);
+  for (let y = 0; y <= h; y++) {
+    for (let x = 0; x < w; x++) {
       const on = y < h && data[y * w + x] === 1;
-      if (on && start < 0) start = y;
-      if (!on && start >= 0) {
-        if (y - start >= minLength) for (let k = start; k < y; k++) vMask[k * w + x] = 1;
-        start = -1;
+      if (on && start[x] < 0) start[x] = y;
+      if (!on && start[x] >= 0) {
+        if (y - start[x] >= minLength) for (let k = start[x]; k < y; k++) vMask[k * w + x] = 1;
+        start[x] = -1;
       }
     }
   }
@@ -94,8 +98,15 @@ export function removeRules(ink: InkMap, minLength: number, maxThickness = 6): R
     const outer = horizontal ? h : w;
     const inner = horizontal ? w : h;
     const at = (o: number, i: number): number => (horizontal ? o * w + i : i * w + o);
+    // Which rows (columns) hold any of the mask, in one pass in memory order: most hold none.
+    const has = new Uint8Array(outer);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) if (mask[y * w + x]) has[horizontal ? y : x] = 1;
     let o = 0;
     while (o < outer) {
+      if (!has[o]) {
+        o++;
+        continue;
+      }
       let any = false;
       let lo = inner;
       let hi = -1;

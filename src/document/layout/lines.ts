@@ -94,12 +94,20 @@ export function lineBands(ink: InkMap, r: Box, typical?: number): Box[] {
   for (const b of merged) {
     let left = r.x + r.width;
     let right = -1;
+    // Per row, only the columns that could still move an edge: in from the left up to the leftmost ink found so
+    // far, in from the right down to the rightmost (the band's middle is read once, not once per row).
     for (let y = b.top; y < b.bottom; y++) {
       const base = y * ink.width;
-      for (let x = r.x; x < r.x + r.width; x++) {
+      for (let x = r.x; x < left; x++) {
         if (ink.data[base + x]) {
-          if (x < left) left = x;
-          if (x > right) right = x;
+          left = x;
+          break;
+        }
+      }
+      for (let x = r.x + r.width - 1; x > right; x--) {
+        if (ink.data[base + x]) {
+          right = x;
+          break;
         }
       }
     }

@@ -1,0 +1,101 @@
+/**
+ * One Specula process reading a list of pages, as `specula parse` reads several files: the model opened once
+ * (timed apart), then every page read with a few documents in flight, so one page's layout overlaps another's
+ * vision pass and decoder steps. Prints one JSON object: each page's markdown and seconds, the stage times, the
+ * wall time over all pages and the process's peak RSS. bench/pages.bench.ts runs it as a child process per
+ * system and page set, so the peak RSS is this reading's alone.
+ *
+ *   node dist/bench/pages-reader.js --pages pages.json [--drafter none --verifier greedy] [--precision fp32]
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { Precision } from '../src/engine/bundle.js';
+import { Engine } from '../src/engine/engine.js';
+import type { DecodingOptionsInput } from '../src/engine/options.js';
+import { type DocumentReading, readDocument, type StageTimes } from '../src/worker/read-document.js';
+
+export interface PageJob {
+  file: string;
+  page: number;
+  dropHeadersFooters: boolean;
+}
+
+export interface ReaderResult {
+  loadSeconds: number;
+  wallSeconds: number;
+  peakRssMb: number;
+  precision: string;
+  pages: { markdown: string; seconds: number; error?: string }[];
+  stages: StageTimes;
+  lines: number;
+  forwards: number;
+  tokensPerForward: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    pages: { type: 'string' },
+    drafter: { type: 'string' },
+    verifier: { type: 'string' },
+    precision: { type: 'string' },
+    model: { type: 'string' },
+    ahead: { type: 'string', default: '3' },
+  },
+});
+if (!values.pages) throw new Error('--pages FILE (a JSON list of { file, page, dropHeadersFooters })');
+const jobs = JSON.parse(readFileSync(values.pages, 'utf8')) as PageJob[];
+const decoding: DecodingOptionsInput = { ...(values.drafter ? { drafter: values.drafter } : {}), ...(values.verifier ? { verifier: values.verifier } : {}) };
+const ahead = Math.max(1, Number(values.ahead));
+
+const t0 = performance.now();
+const engine = await Engine.open(values.model, values.precision ? { precision: values.precision as Precision } : {});
+engine.resolve(decoding);
+const loadSeconds = (performance.now() - t0) / 1000;
+
+const t1 = performance.now();
+const results: ReaderResult['pages'] = [];
+const readings: (DocumentReading | null)[] = [];
+let next = 0;
+// `ahead` pages in flight at any time, as the CLI keeps documents in flight.
+async function lane(): Promise<void> {
+  while (next < jobs.length) {
+    const i = next++;
+    const j = jobs[i];
+    const start = performance.now();
+    try {
+      const r = await readDocument(engine, readFileSync(j.file), j.file, { pages: String(j.page), decoding, dropHeadersFooters: j.dropHeadersFooters });
+      readings[i] = r;
+      results[i] = { markdown: r.markdown, seconds: (performance.now() - start) / 1000 };
+    } catch (e) {
+      readings[i] = null;
+      results[i] = { markdown: '', seconds: (performance.now() - start) / 1000, error: (e as Error).message };
+    }
+  }
+}
+await Promise.all(Array.from({ length: Math.min(ahead, jobs.length) }, lane));
+const wallSeconds = (performance.now() - t1) / 1000;
+
+const stages: StageTimes = { render: 0, flatten: 0, layout: 0, crop: 0, vision: 0, decode: 0, assemble: 0 };
+let lines = 0;
+let forwards = 0;
+let committed = 0;
+for (const r of readings) {
+  if (!r) continue;
+  for (const k of Object.keys(stages) as (keyof StageTimes)[]) stages[k] += r.stages[k];
+  lines += r.metrics.lines;
+  forwards += r.metrics.sequenceForwards;
+  committed += r.metrics.committedTokens;
+}
+const result: ReaderResult = {
+  loadSeconds,
+  wallSeconds,
+  peakRssMb: process.resourceUsage().maxRSS / 1024,
+  precision: engine.bundle.precision,
+  pages: results,
+  stages,
+  lines,
+  forwards,
+  tokensPerForward: forwards ? committed / forwards : 0,
+};
+await engine.close();
+process.stdout.write(`${JSON.stringify(result)}\n`);
