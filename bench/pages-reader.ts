@@ -1,6 +1,6 @@
 /**
  * One Specula process reading a list of pages, as `specula parse` reads several files: the model opened once
- * (timed apart), then every page read with a few documents in flight, so one page's layout overlaps another's
+ * (timed apart), one untimed warm-up read of the sample page, then every page read with a few documents in flight, so one page's layout overlaps another's
  * vision pass and decoder steps. Prints one JSON object: each page's markdown and seconds, the stage times, the
  * wall time over all pages and the process's peak RSS. bench/pages.bench.ts runs it as a child process per
  * system and page set, so the peak RSS is this reading's alone.
@@ -8,11 +8,13 @@
  *   node dist/bench/pages-reader.js --pages pages.json [--drafter none --verifier greedy] [--precision fp32]
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Precision } from '../src/engine/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import type { DecodingOptionsInput } from '../src/engine/options.js';
 import { type DocumentReading, readDocument, type StageTimes } from '../src/worker/read-document.js';
+import { ROOT } from './lines.js';
 
 export interface PageJob {
   file: string;
@@ -22,6 +24,7 @@ export interface PageJob {
 
 export interface ReaderResult {
   loadSeconds: number;
+  warmSeconds: number;
   wallSeconds: number;
   peakRssMb: number;
   precision: string;
@@ -51,6 +54,12 @@ const t0 = performance.now();
 const engine = await Engine.open(values.model, values.precision ? { precision: values.precision as Precision } : {});
 engine.resolve(decoding);
 const loadSeconds = (performance.now() - t0) / 1000;
+// One warm-up read of the sample page (not an evaluation page), untimed: it fills onnxruntime's arenas and, on a
+// machine that has none cached yet, measures the forward-cost table `auto` draft lengths use (a few seconds, once
+// per machine: src/engine/cost-cache.ts).
+const tw = performance.now();
+await readDocument(engine, readFileSync(join(ROOT, 'examples', 'sample-page.png')), 'sample-page.png', { decoding });
+const warmSeconds = (performance.now() - tw) / 1000;
 
 const t1 = performance.now();
 const results: ReaderResult['pages'] = [];
@@ -88,6 +97,7 @@ for (const r of readings) {
 }
 const result: ReaderResult = {
   loadSeconds,
+  warmSeconds,
   wallSeconds,
   peakRssMb: process.resourceUsage().maxRSS / 1024,
   precision: engine.bundle.precision,

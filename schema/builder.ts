@@ -7,9 +7,9 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import TracingPlugin, { isRootField } from '@pothos/plugin-tracing';
 import ZodPlugin from '@pothos/plugin-zod';
-import * as Sentry from '@sentry/node';
 import { GraphQLError } from 'graphql';
 import type { RequestContext } from '../src/resolvers/context.js';
+import { inSpan } from './spans.js';
 
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
@@ -57,7 +57,7 @@ export const builder = new SchemaBuilder<{
     // Spans only; errors are reported once, by the server's error masking, and only the unexpected ones.
     default: (config) => isRootField(config) && config.parentType !== 'Subscription',
     wrap: (resolver, _options, config) => (parent, args, ctx, info) =>
-      Sentry.startSpan({ name: `${config.parentType}.${config.name}`, op: 'graphql.resolve' }, () => resolver(parent, args, ctx, info)),
+      inSpan(`${config.parentType}.${config.name}`, () => resolver(parent, args, ctx, info)),
   },
 });
 

@@ -299,11 +299,12 @@ describe('the GraphQL API', () => {
   });
 
   it('reports the engine, health, readiness and Prometheus metrics', async () => {
-    const r = await acme.query<{ engine: { models: { name: string; heads: string[] }[]; strategies: { drafters: { name: string; available: boolean }[]; verifiers: string[] }; stats: { forwards: number; tokensPerForward: number } } }>(
-      `{ engine { models { name heads } strategies { drafters { name available } verifiers } stats { forwards tokensPerForward } } }`,
+    const r = await acme.query<{ engine: { models: { name: string; heads: string[]; precision: string }[]; strategies: { drafters: { name: string; available: boolean }[]; verifiers: string[] }; stats: { forwards: number; tokensPerForward: number } } }>(
+      `{ engine { models { name heads precision } strategies { drafters { name available } verifiers } stats { forwards tokensPerForward } } }`,
     );
     const e = r.data?.engine;
     assert.equal(e?.models[0].name, 'specula-line-base');
+    assert.equal(e?.models[0].precision, 'int8', 'a CPU server runs the int8 vision graph by default');
     assert.deepEqual(e?.strategies.verifiers, ['greedy', 'tree', 'relaxed', 'joint']);
     assert.equal(e?.strategies.drafters.find((d) => d.name === 'ctc')?.available, true);
     assert.deepEqual(e?.strategies.drafters.filter((d) => !d.available).map((d) => d.name), [], 'the shipped bundle runs every drafter');

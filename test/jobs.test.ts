@@ -177,7 +177,7 @@ describe('job store in Redis: retention', () => {
 
 describe('job store in memory: retention', () => {
   it('the embedded mode forgets finished jobs after the retention period, as Redis does', async () => {
-    const b = createBackends({ blobDir: null, redisBlobMaxBytes: 1, retentionSeconds: 1, jobAttempts: 1, tenantConcurrency: 1, lockMs: 1000 });
+    const b = await createBackends({ blobDir: null, redisBlobMaxBytes: 1, retentionSeconds: 1, jobAttempts: 1, tenantConcurrency: 1, lockMs: 1000 });
     try {
       const keep = await b.store.create('T', { fileName: 'keep.png', size: 1 });
       const gone = await b.store.create('T', { fileName: 'gone.png', size: 1 });

@@ -144,6 +144,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
     await engine.close();
     throw new Error('--write-config records the model\'s own (greedy) accuracy: use a lossless decoding (no relaxed or joint verifier, no --visual-keep)');
   }
+  if (values['write-config'] && engine.bundle.precision !== 'fp32') {
+    await engine.close();
+    // config.json's accuracy is the float model's; the int8 graph's is under int8.evalLines (training/quantize.py).
+    throw new Error('--write-config records the float model\'s accuracy: add --precision fp32');
+  }
   const decodingName = `${resolved.drafter} + ${resolved.verifier}${resolved.visualTokens.keep < 1 ? `, visual keep ${resolved.visualTokens.keep}` : ''}${lossless ? ' (lossless: the text of greedy AR decoding)' : ' (lossy)'}`;
   const results: SetResult[] = [];
   const pageResults: PageSetScore[] = [];

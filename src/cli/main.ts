@@ -1,24 +1,21 @@
 /** `specula <command>`: parse documents, serve the API, check a bundle, evaluate. */
-import { checkBundleCommand } from './check-bundle.js';
-import { evalCommand } from './eval.js';
-import { parseCommand } from './parse.js';
-import { serveCommand } from './serve.js';
 
 const USAGE = `usage:
   specula parse FILE... [--format markdown|json|text] [--json] [--pages 0,2-4] [--drop-headers]
-                [--model DIR] [--device cpu|cuda]
+                [--model DIR] [--device cpu|cuda] [--precision int8 (CPU default)|fp32] [--threads N]
                 [--drafter ctc (default)|none|ngram|reference|mtp|pmtp|routed|diffusion|dual-diffusion] [--verifier greedy|tree|relaxed|joint] [--draft-length N|auto]
                 [--top-k K --min-ratio R (relaxed)] [--ctc-weight W (joint)] [--reference TEXTFILE] [--visual-keep R (focal pruning, 0.02..1)]
-  specula eval [--eval-dir DIR] [--suite lines|pages|all] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config]
+  specula eval [--eval-dir DIR] [--suite lines|pages|all] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config] [--precision int8|fp32]
                [--drafter D --verifier V --draft-length N|auto --visual-keep R (our decoding; default ctc + greedy, lossless)]
   specula check-bundle [DIR]
   specula serve [--role all|api|worker]   (the GraphQL API on PORT, default 4000; settings from the environment)`;
 
+// Each command's modules load only when it runs: `parse` never loads the GraphQL server, Sentry or BullMQ.
 const commands: Record<string, (args: string[]) => Promise<number>> = {
-  parse: parseCommand,
-  eval: evalCommand,
-  'check-bundle': checkBundleCommand,
-  serve: serveCommand,
+  parse: async (args) => (await import('./parse.js')).parseCommand(args),
+  eval: async (args) => (await import('./eval.js')).evalCommand(args),
+  'check-bundle': async (args) => (await import('./check-bundle.js')).checkBundleCommand(args),
+  serve: async (args) => (await import('./serve.js')).serveCommand(args),
 };
 
 async function main(): Promise<void> {

@@ -1,5 +1,6 @@
 /** The server's settings, from the environment, validated once at start-up with errors that name the variable. */
 import { z } from 'zod';
+import type { EngineOptions } from '../engine/engine.js';
 
 const flag = z.enum(['0', '1', 'true', 'false', '']).default('0').transform((v) => v === '1' || v === 'true');
 const int = (def: number, min = 1): z.ZodType<number, string | undefined> =>
@@ -140,4 +141,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     lockMs: e.SPECULA_LOCK_MS,
     shutdownGraceMs: e.SPECULA_SHUTDOWN_GRACE_MS,
   };
+}
+
+/** What a worker opens its engine with. */
+export function engineOptions(config: ServerConfig): EngineOptions {
+  return { device: config.device, maxBatch: config.maxBatch, ...(config.precision ? { precision: config.precision } : {}), ...(config.threads ? { threads: config.threads } : {}) };
 }

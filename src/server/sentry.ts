@@ -2,27 +2,32 @@
  * Error reporting. With SENTRY_DSN set, unexpected errors go to Sentry with what identifies them (job id,
  * operation); without it they are logged. Errors the client caused (typed codes) are never reported.
  */
-import * as Sentry from '@sentry/node';
+import { setSpanRunner } from '../../schema/spans.js';
 import type { Logger } from './logger.js';
 
 export type Reporter = (error: unknown, extra?: Record<string, string>) => void;
 
-export function createReporter(dsn: string | undefined, logger: Logger): Reporter {
+/** @sentry/node, once a DSN turned it on: it is imported only then (it takes about half a second to load). */
+let sentry: typeof import('@sentry/node') | null = null;
+
+export async function createReporter(dsn: string | undefined, logger: Logger): Promise<Reporter> {
   if (dsn) {
+    const Sentry = (sentry ??= await import('@sentry/node'));
     // No request bodies (documents, reference text) and no user data leave with an event.
     Sentry.init({ dsn, tracesSampleRate: 0.1, dataCollection: { httpBodies: [], userInfo: false, cookies: false } });
+    setSpanRunner((name, run) => Sentry.startSpan({ name, op: 'graphql.resolve' }, run));
     logger.info('errors are reported to Sentry');
   }
   return (error, extra = {}) => {
     logger.error({ err: error, ...extra }, 'unexpected error');
-    if (!dsn) return;
-    Sentry.withScope((scope) => {
+    if (!dsn || !sentry) return;
+    sentry.withScope((scope) => {
       for (const [k, v] of Object.entries(extra)) scope.setTag(k, v);
-      Sentry.captureException(error);
+      sentry?.captureException(error);
     });
   };
 }
 
 export async function flushReports(timeoutMs = 2000): Promise<void> {
-  if (Sentry.getClient()) await Sentry.flush(timeoutMs);
+  if (sentry?.getClient()) await sentry.flush(timeoutMs);
 }

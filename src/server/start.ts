@@ -18,7 +18,7 @@ import { urlFetcher } from '../resolvers/fetch-url.js';
 import { startWorker } from '../worker/start-worker.js';
 import { type App, createApp } from './app.js';
 import { ApiKeys } from './auth.js';
-import { ConfigError, type ServerConfig } from './config.js';
+import { ConfigError, engineOptions, type ServerConfig } from './config.js';
 import { engineInfo } from './engine-info.js';
 import { createLogger, type Logger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
@@ -84,11 +84,11 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const runsApi = role !== 'worker';
   const runsWorker = role !== 'api';
   const keys = runsApi ? ApiKeys.fromConfig(config) : null; // fails fast on a bad key list, before the model loads
-  const report = createReporter(config.sentryDsn, logger);
+  const report = await createReporter(config.sentryDsn, logger);
   // Redis keeps uploads in memory: an upload may not be larger than what the blob store will keep.
   const uploadBytes = config.redisUrl ? Math.min(config.limits.uploadBytes, config.redisBlobMaxBytes) : config.limits.uploadBytes;
   const effective: ServerConfig = { ...config, limits: { ...config.limits, uploadBytes } };
-  const made = createBackends({
+  const made = await createBackends({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
     blobDir: config.blobDir,
@@ -103,7 +103,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const backends: Backends = { ...made, ...opts.backends };
   const jobs = new Jobs(backends);
 
-  const engine = runsWorker ? (opts.engine ?? (await Engine.open(config.model, { device: config.device, maxBatch: config.maxBatch, ...(config.precision ? { precision: config.precision } : {}), ...(config.threads ? { threads: config.threads } : {}) }))) : null;
+  const engine = runsWorker ? (opts.engine ?? (await Engine.open(config.model, engineOptions(config)))) : null;
   const metrics = new ServerMetrics({
     queueDepth: () => backends.queue.depth(),
     ...(engine ? { engineLoad: () => ({ queued: engine.stats.queued, active: engine.stats.active }) } : {}),
