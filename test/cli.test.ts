@@ -68,6 +68,43 @@ describe('specula parse', () => {
     assert.ok(stdout.includes(`==> ${SAMPLE_PAGE} <==`), 'the good file is still read');
   });
 
+  it('several documents read at once come out in the order given, each as it reads alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'specula-cli-'));
+    // A small document first and last: read in flight, the small ones finish before the page between them.
+    const page = readFileSync(SAMPLE_PAGE);
+    const sharp = (await import('sharp')).default;
+    const meta = await sharp(page).metadata();
+    const top = join(dir, 'top.png');
+    await sharp(page).extract({ left: 0, top: 0, width: meta.width ?? 1, height: Math.round((meta.height ?? 2) / 4) }).png().toFile(top);
+    const files = [top, SAMPLE_PAGE, top, SAMPLE_PAGE, top];
+    const together = await specula('parse', '--format', 'text', ...files);
+    assert.equal(together.code, 0);
+    const heads = [...together.stdout.matchAll(/^==> (.*) <==$/gm)].map((m) => m[1]);
+    assert.deepEqual(heads, files, 'one section per file, in the order given');
+    const alone = await specula('parse', '--format', 'text', top);
+    const sections = together.stdout.split(/^==> .* <==\n/m).slice(1).map((x) => x.trim());
+    assert.equal(sections[0], alone.stdout.trim(), 'a document reads the same beside others as alone');
+    assert.equal(sections[2], sections[0]);
+    assert.equal(sections[1], sections[3]);
+  });
+
+  it('--json reports the milliseconds of each stage of the page path', async () => {
+    const { code, stdout } = await specula('parse', '--json', SAMPLE_PAGE);
+    assert.equal(code, 0);
+    const doc = JSON.parse(stdout) as { stagesMs: Record<string, number> };
+    assert.deepEqual(Object.keys(doc.stagesMs).sort(), ['assemble', 'crop', 'decode', 'flatten', 'layout', 'render', 'vision']);
+    for (const k of ['render', 'layout', 'vision', 'decode']) assert.ok(doc.stagesMs[k] > 0, `${k}: ${doc.stagesMs[k]}`);
+  });
+
+  it('--precision fp32 reads the float vision graph; an unknown precision is a clear error', async () => {
+    const fp32 = await specula('parse', '--precision', 'fp32', '--format', 'text', SAMPLE_PAGE);
+    assert.equal(fp32.code, 0);
+    assert.ok(fp32.stdout.trim().length > 100);
+    const bad = await specula('parse', '--precision', 'fp16', SAMPLE_PAGE);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /\[INVALID_PRECISION\] precision must be one of fp32, int8/);
+  });
+
   it('an unknown device is refused with the choices', async () => {
     const { code, stderr } = await specula('parse', '--device', 'tpu', SAMPLE_PAGE);
     assert.equal(code, 1);
