@@ -1,7 +1,7 @@
 /**
  * Load on the distributed mode, on loopback: an API process and two worker processes on a real Redis, N jobs
  * submitted at once (each followed over SSE until it ends). Reports how many completed (none may be lost),
- * p50/p95 latency from submission to JobDone, and throughput; tesseract reads the same pages in the same run,
+ * p50/p95 latency from submission to JobDone, throughput, and each process's peak RSS; tesseract reads the same pages in the same run,
  * two processes at a time (as many as our workers).
  *
  *   npm run bench:load -- [--jobs 50] [--file examples/sample-page.png] [--threads 1] [--no-tesseract]
@@ -78,6 +78,16 @@ const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => one(i).th
 })));
 const seconds = (performance.now() - t0) / 1000;
 process.stderr.write('\n');
+// Each process's peak RSS over the run (Linux's VmHWM), read before they stop.
+const peakMb = (pid: number | undefined): number | null => {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+};
+const peakRssMb = { api: peakMb(api.p.proc.pid), workers: workers.map((w) => peakMb(w.p.proc.pid)) };
 for (const p of [api.p, ...workers.map((w) => w.p)]) p.kill('SIGTERM');
 const perWorker = workers.map((w) => w.p.logs.filter((l) => l.msg === 'job finished').length);
 await Promise.all([api.p, ...workers.map((w) => w.p)].map((p) => p.exited));
@@ -85,7 +95,8 @@ await Promise.all([api.p, ...workers.map((w) => w.p)].map((p) => p.exited));
 const lat = outcomes.filter((o) => o.ok).map((o) => o.ms / 1000);
 const rows: Record<string, unknown>[] = [{
   system: 'specula (api + 2 workers, Redis)',
-  decoding: 'default: ctc + greedy, auto (lossless)',
+  decoding: 'the default: ctc + joint, auto',
+  peakRssMb,
   jobs: n,
   completed: lat.length,
   lost: n - lat.length,
@@ -131,4 +142,4 @@ for (const r of rows) {
   const f = (x: unknown): string => (typeof x === 'number' ? x.toFixed(2) : String(x));
   console.log(`| ${r.system} | ${r.decoding} | ${r.completed}/${r.jobs} | ${r.lost} | ${f(r.seconds)} | ${f(r.jobsPerSecond)} | ${f(r.p50)} | ${f(r.p95)} |`);
 }
-console.log(`\njobs per worker: ${perWorker.join(', ')}; written to ${values.out}`);
+console.log(`\njobs per worker: ${perWorker.join(', ')}; peak RSS MB: api ${peakRssMb.api?.toFixed(0) ?? '?'}, workers ${peakRssMb.workers.map((x) => x?.toFixed(0) ?? '?').join(', ')}; written to ${values.out}`);
