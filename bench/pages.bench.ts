@@ -19,10 +19,10 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { openSource } from '../src/document/source.js';
 import { ned } from '../src/eval/ned.js';
+import { pageImageFile } from '../src/eval/page-runner.js';
 import { type EvalPage, loadPageSet } from '../src/eval/page-sets.js';
-import { tesseractVersion } from '../src/eval/tesseract.js';
+import { TESSERACT_ENV, tesseractArgs, tesseractText, tesseractVersion } from '../src/eval/tesseract.js';
 import { ROOT, writeReport } from './lines.js';
 import type { PageJob, ReaderResult } from './pages-reader.js';
 
@@ -105,39 +105,25 @@ async function specula(set: string, system: string, pages: EvalPage[]): Promise<
   };
 }
 
-/** The page as an image file tesseract can read: images as they are, PDF pages rendered by our renderer. */
-async function imageOf(p: EvalPage, i: number): Promise<string> {
-  const src = await openSource(readFileSync(p.file), p.file, String(p.page));
-  try {
-    if (src.format !== 'pdf' && src.pageCount === 1) return p.file;
-    const page = await src.render(p.page);
-    const out = join(work, `page-${i}.png`);
-    writeFileSync(out, await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).png().toBuffer());
-    return out;
-  } finally {
-    src.close();
-  }
-}
-
 async function tesseract(set: string, pages: EvalPage[]): Promise<SystemRow> {
   const images: string[] = [];
-  for (const [i, p] of pages.entries()) images.push(await imageOf(p, i));
+  for (const [i, p] of pages.entries()) images.push(await pageImageFile(readFileSync(p.file), p, join(work, `page-${i}.png`)));
   const texts: string[] = [];
   const seconds: number[] = [];
   const rss: number[] = [];
   let next = 0;
-  const env = { ...process.env, OMP_THREAD_LIMIT: '1' };
+  const env = { ...process.env, ...TESSERACT_ENV };
   // One process per core, each taking the next page as it finishes one.
   const lane = async (): Promise<void> => {
     while (next < images.length) {
       const i = next++;
       const t = performance.now();
-      const argv = [images[i], 'stdout', '--psm', '3', '-l', 'eng'];
+      const argv = tesseractArgs(images[i], 3);
       const { stdout, stderr } = timeBin
         ? await run(timeBin, ['-f', 'maxrss=%M', 'tesseract', ...argv], { env, maxBuffer: 16 << 20 })
         : await run('tesseract', argv, { env, maxBuffer: 16 << 20 });
       seconds[i] = (performance.now() - t) / 1000;
-      texts[i] = stdout.replace(/\f/g, '').trim();
+      texts[i] = tesseractText(stdout);
       const m = /maxrss=(\d+)/.exec(stderr);
       if (m) rss.push(Number(m[1]) / 1024);
     }

@@ -13,7 +13,8 @@ tokens or another line move a near tie.
         --ckpt training/checkpoints/specula-line-base.pt --out /tmp/int8 [--lines 1024] [--install]
 
 Writes OUT/vision.onnx and OUT/quantize.json (the calibration); --install copies the graph into the bundle as
-vision.int8.onnx and records it in config.json (files.visionInt8, int8: tolerance and calibration). Then check it
+vision.int8.onnx and records it in config.json (files.visionInt8, int8: tolerance and calibration; the int8 section
+is replaced whole, measured accuracy included, so measure again). Then check it
 (`npx specula check-bundle DIR`) and measure it (`npm run eval -- --suite lines --precision int8|fp32`).
 """
 import argparse
@@ -124,7 +125,16 @@ class Graph:
         self.g.initializer.extend(keep + [i for i in self.new_inits if i.name in used])
 
 
-def quantize_convs(gr: Graph, scales: list[float], keep_float: frozenset[int] = frozenset()):
+def int8_per_channel(w: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric int8 weights with one scale per output channel (`axis` indexes the channels): (int8, scales)."""
+    reduce = tuple(a for a in range(w.ndim) if a != axis)
+    scales = np.maximum(np.abs(w).max(axis=reduce), 1e-8) / 127
+    shape = [1] * w.ndim
+    shape[axis] = -1
+    return np.clip(np.round(w / scales.reshape(shape)), -127, 127).astype(np.int8), scales.astype(np.float32)
+
+
+def quantize_convs(gr: Graph, scales: list[float]):
     """Static QDQ through the stem: pixels, and each block's ReLU, column mask and max pool as uint8 at the
     block's calibrated scale (a 0/1 mask and a max pool keep the ReLU's range, so one scale covers the chain
     from one conv to the next); weights int8 per output channel, biases int32. onnxruntime then runs
@@ -163,17 +173,13 @@ def quantize_convs(gr: Graph, scales: list[float], keep_float: frozenset[int] = 
     only = lambda t, op: [c for c in consumers.get(t, []) if c.op_type == op]
     scale_in = 1.0 / 255  # pixels are in [0, 1] (preprocess.ts)
     for i, conv in enumerate(convs):
-        if i in keep_float:
-            scale_in = scales[i] / 255  # the next conv's input range: this block's ReLU
-            continue
         x = qdq(conv.input[0], scale_in, f"qconv{i}_in")
         w = gr.weight(conv.input[1]).astype(np.float32)
         b = gr.weight(conv.input[2]).astype(np.float32)
-        ws = np.maximum(np.abs(w).reshape(w.shape[0], -1).max(axis=1), 1e-8) / 127
-        wq = np.clip(np.round(w / ws[:, None, None, None]), -127, 127).astype(np.int8)
+        wq, ws = int8_per_channel(w, axis=0)
         bq = np.round(b / (ws * scale_in)).astype(np.int32)
         wn = gr.add_init(f"qconv{i}_w", wq)
-        wsn = gr.add_init(f"qconv{i}_w_scale", ws.astype(np.float32))
+        wsn = gr.add_init(f"qconv{i}_w_scale", ws)
         wzn = gr.add_init(f"qconv{i}_w_zp", np.zeros(w.shape[0], dtype=np.int8))
         bn = gr.add_init(f"qconv{i}_b", bq)
         bsn = gr.add_init(f"qconv{i}_b_scale", (ws * scale_in).astype(np.float32))
@@ -234,10 +240,9 @@ def quantize_matmuls(gr: Graph, ranges, tag: str) -> int:
         zp = int(np.clip(round(-lo / scale), 0, 255))
         s = gr.add_init(f"{k}_x_scale", np.array(scale, dtype=np.float32))
         z = gr.add_init(f"{k}_x_zp", np.array(zp, dtype=np.uint8))
-        ws = np.maximum(np.abs(w).max(axis=0), 1e-8) / 127  # [N]
-        wq = np.clip(np.round(w / ws[None]), -127, 127).astype(np.int8)
+        wq, ws = int8_per_channel(w, axis=1)  # [K, N]: one scale per output column
         wn = gr.add_init(f"{k}_w", wq)
-        wsn = gr.add_init(f"{k}_w_scale", ws.astype(np.float32))
+        wsn = gr.add_init(f"{k}_w_scale", ws)
         wz = gr.add_init(f"{k}_w_zp", np.zeros(w.shape[1], dtype=np.int8))
         nodes.append(helper.make_node("QuantizeLinear", [n.input[0], s, z], [f"{k}_xq"], name=f"{k}_Q"))
         nodes.append(helper.make_node("DequantizeLinear", [f"{k}_xq", s, z], [f"{k}_xdq"], name=f"{k}_DQ"))

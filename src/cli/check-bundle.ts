@@ -1,11 +1,6 @@
 /** `specula check-bundle DIR`: onnxruntime's outputs against the bundle's golden.json, for every precision it ships. */
-import { type BundleConfig, closeBundle, DEFAULT_BUNDLE, loadBundle, type Precision, readBundleConfig } from '../engine/bundle.js';
+import { bundlePrecisions, closeBundle, DEFAULT_BUNDLE, loadBundle, readBundleConfig } from '../engine/bundle.js';
 import { checkGolden } from '../engine/golden.js';
-
-/** The precisions a bundle ships graphs for. */
-export function bundlePrecisions(config: BundleConfig): Precision[] {
-  return config.files.visionInt8 && config.int8 ? ['fp32', 'int8'] : ['fp32'];
-}
 
 export async function checkBundleCommand(args: string[]): Promise<number> {
   const dir = args[0] ?? DEFAULT_BUNDLE;

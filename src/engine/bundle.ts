@@ -119,9 +119,14 @@ export interface Bundle {
   threads: number;
 }
 
+/** The precisions a bundle ships vision graphs for. */
+export function bundlePrecisions(config: BundleConfig): Precision[] {
+  return config.files.visionInt8 && config.int8 ? ['fp32', 'int8'] : ['fp32'];
+}
+
 /** The precision a bundle opens with when none is asked for, and a clear error for one it cannot give. */
 export function choosePrecision(config: BundleConfig, device: Device, asked?: Precision, where = 'the bundle'): Precision {
-  const hasInt8 = Boolean(config.files.visionInt8 && config.int8);
+  const hasInt8 = bundlePrecisions(config).includes('int8');
   if (asked === undefined) return device === 'cpu' && hasInt8 ? 'int8' : 'fp32';
   if (!PRECISIONS.includes(asked)) throw new EngineError('INVALID_PRECISION', `precision must be one of ${PRECISIONS.join(', ')}, got "${String(asked)}"`);
   if (asked === 'int8' && !hasInt8) throw new EngineError('INVALID_PRECISION', `${where} has no int8 vision graph (files.visionInt8 and int8 in its config.json); use precision fp32`);

@@ -34,25 +34,30 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
   }
   const oursSeconds = (performance.now() - t0) / 1000;
   if (!withTesseract) return { file: p.file, page: p.page, ours, oursSeconds, error };
-  // Tesseract reads the very pixels we read: PDFs rendered by our renderer, images as they are.
   const dir = mkdtempSync(join(tmpdir(), 'specula-eval-'));
   try {
-    let image = p.file;
-    const src = await openSource(bytes, p.file, String(p.page));
-    try {
-      if (src.format === 'pdf' || src.pageCount > 1) {
-        const page = await src.render(p.page);
-        image = join(dir, 'page.png');
-        writeFileSync(image, await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).png().toBuffer());
-      }
-    } finally {
-      src.close();
-    }
+    const image = await pageImageFile(bytes, p, join(dir, 'page.png'));
     const t1 = performance.now();
     const tesseract = await tesseractRead(image, 3);
     return { file: p.file, page: p.page, ours, oursSeconds, tesseract, tesseractSeconds: (performance.now() - t1) / 1000, error };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The page as an image file tesseract reads the very pixels we read from: an image as it is, a PDF page (or one
+ * page of a multi-page TIFF) rendered by our renderer into `out`.
+ */
+export async function pageImageFile(bytes: Uint8Array, p: { file: string; page: number }, out: string): Promise<string> {
+  const src = await openSource(bytes, p.file, String(p.page));
+  try {
+    if (src.format !== 'pdf' && src.pageCount === 1) return p.file;
+    const page = await src.render(p.page);
+    writeFileSync(out, await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).png().toBuffer());
+    return out;
+  } finally {
+    src.close();
   }
 }
 

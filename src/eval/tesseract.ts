@@ -13,11 +13,21 @@ export async function tesseractVersion(): Promise<string | null> {
   }
 }
 
-/** Read one image with tesseract; psm 7 treats it as a single text line, 3 as a full page. */
-export async function tesseractRead(image: string, psm: 3 | 7 = 7): Promise<string> {
-  const { stdout } = await run('tesseract', [image, 'stdout', '--psm', String(psm), '-l', 'eng'], {
-    maxBuffer: 16 << 20,
-    env: { ...process.env, OMP_THREAD_LIMIT: '1' },
-  });
+/** tesseract's arguments for one image: psm 7 treats it as a single text line, 3 as a full page. */
+export function tesseractArgs(image: string, psm: 3 | 7): string[] {
+  return [image, 'stdout', '--psm', String(psm), '-l', 'eng'];
+}
+
+/** One process per core, each on one thread, as every comparison here runs it. */
+export const TESSERACT_ENV = { OMP_THREAD_LIMIT: '1' } as const;
+
+/** tesseract's page text: form feeds gone, trimmed. */
+export function tesseractText(stdout: string): string {
   return stdout.replace(/\f/g, '').trim();
+}
+
+/** Read one image with tesseract. */
+export async function tesseractRead(image: string, psm: 3 | 7 = 7): Promise<string> {
+  const { stdout } = await run('tesseract', tesseractArgs(image, psm), { maxBuffer: 16 << 20, env: { ...process.env, ...TESSERACT_ENV } });
+  return tesseractText(stdout);
 }

@@ -24,10 +24,8 @@ export interface Rule {
 }
 
 export function otsuThreshold(data: Uint8Array): number {
-  const hist = new Float64Array(256);
-  const counts = new Uint32Array(256);
-  for (let i = 0; i < data.length; i++) counts[data[i]]++;
-  hist.set(counts);
+  const hist = new Uint32Array(256);
+  for (let i = 0; i < data.length; i++) hist[data[i]]++;
   const total = data.length;
   let sumAll = 0;
   for (let i = 0; i < 256; i++) sumAll += i * hist[i];
