@@ -84,7 +84,7 @@ async function lane(): Promise<void> {
 await Promise.all(Array.from({ length: Math.min(ahead, jobs.length) }, lane));
 const wallSeconds = (performance.now() - t1) / 1000;
 
-const stages: StageTimes = { render: 0, flatten: 0, layout: 0, crop: 0, vision: 0, decode: 0, assemble: 0 };
+const stages: StageTimes = { render: 0, flatten: 0, layout: 0, orient: 0, crop: 0, vision: 0, decode: 0, assemble: 0 };
 let lines = 0;
 let forwards = 0;
 let committed = 0;

@@ -42,6 +42,7 @@ export const Page = builder.objectRef<PageResult>('Page').implement({
     index: t.exposeInt('index', { description: '0-based page number in the document.' }),
     width: t.exposeInt('width'),
     height: t.exposeInt('height'),
+    rotation: t.int({ description: 'Clockwise degrees (0, 90, 180, 270) the page was turned to read it upright; boxes, width and height are the turned page\'s.', resolve: (p) => p.rotation ?? 0 }),
     markdown: t.exposeString('markdown'),
     blocks: t.field({ type: [Block], resolve: (p) => p.blocks }),
   }),

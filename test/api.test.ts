@@ -10,6 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { printedSchema } from '../schema/print.js';
+import { decodeImage } from '../src/document/decode-image.js';
+import { findLines } from '../src/document/layout/lines.js';
 import { configFromEnv } from '../src/server/config.js';
 import { type RunningServer, startServer } from '../src/server/start.js';
 import { ApiClient, codes, type GqlResult } from './helpers/api-client.js';
@@ -130,6 +132,31 @@ describe('the GraphQL API', () => {
     assert.ok(lines.length > 5);
     const spelled = spell(evs);
     assert.deepEqual(lines.map((_, i) => spelled.get(`${page?.index}:${i}`) ?? ''), lines);
+  });
+
+  it('half a page uploaded on its side is read upright, and the job says the turn it applied; a line image reads as one line', async () => {
+    const query = `query($id: ID!) { parseJob(id: $id) { status markdown pages { rotation blocks { lines { text } } } } }`;
+    type Tree = { parseJob: { status: string; markdown: string; pages: { rotation: number; blocks: { lines: { text: string }[] }[] }[] } };
+    const meta = await sharp(sample).metadata();
+    const half = await sharp(sample).extract({ left: 0, top: 0, width: meta.width as number, height: Math.round((meta.height as number) * 0.5) }).png().toBuffer();
+    const upright = await submit(acme, half, 'half.png');
+    await finish(acme, upright);
+    const turned = await submit(acme, await sharp(half).rotate(90).png().toBuffer(), 'half-turned.png');
+    await finish(acme, turned);
+    const a = (await acme.query<Tree>(query, { id: upright })).data?.parseJob;
+    const b = (await acme.query<Tree>(query, { id: turned })).data?.parseJob;
+    assert.equal(a?.pages[0].rotation, 0);
+    assert.equal(b?.status, 'SUCCEEDED');
+    assert.equal(b?.pages[0].rotation, 270, 'turned a quarter clockwise, read after three quarters more');
+    assert.equal(b?.markdown, a?.markdown);
+    // The page's first line alone, cut tight to its ink, as a field cut from a form is uploaded.
+    const [box] = findLines(await decodeImage(half, 'half.png'));
+    const first = await sharp(half).extract({ left: box.x, top: box.y, width: box.width, height: box.height }).png().toBuffer();
+    const line = await submit(acme, await sharp(first).trim({ threshold: 60 }).png().toBuffer(), 'line.png');
+    await finish(acme, line);
+    const c = (await acme.query<Tree>(query, { id: line })).data?.parseJob;
+    assert.equal(c?.pages[0].blocks.flatMap((x) => x.lines).length, 1, 'one line, not split by a page layout');
+    assert.equal(c?.pages[0].blocks[0].lines[0].text, a?.pages[0].blocks[0].lines[0].text, 'and it reads as that line reads on the page');
   });
 
   it('streams the same tokens over graphql-ws, and a late subscriber gets the whole job with no gap', async () => {

@@ -92,7 +92,7 @@ describe('specula parse', () => {
     const { code, stdout } = await specula('parse', '--json', SAMPLE_PAGE);
     assert.equal(code, 0);
     const doc = JSON.parse(stdout) as { stagesMs: Record<string, number> };
-    assert.deepEqual(Object.keys(doc.stagesMs).sort(), ['assemble', 'crop', 'decode', 'flatten', 'layout', 'render', 'vision']);
+    assert.deepEqual(Object.keys(doc.stagesMs).sort(), ['assemble', 'crop', 'decode', 'flatten', 'layout', 'orient', 'render', 'vision']);
     for (const k of ['render', 'layout', 'vision', 'decode']) assert.ok(doc.stagesMs[k] > 0, `${k}: ${doc.stagesMs[k]}`);
   });
 

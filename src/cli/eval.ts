@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import { cropLine } from '../document/crop-lines.js';
 import { decodeImage } from '../document/decode-image.js';
+import { cropLineImage } from '../document/line-image.js';
 import type { Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
@@ -46,8 +46,7 @@ function bar(label: string, total: number): cliProgress.SingleBar | null {
 }
 
 async function loadCrop(engine: Engine, image: string): Promise<GrayCrop> {
-  const page = await decodeImage(await readFile(image), image);
-  return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
+  return cropLineImage(await decodeImage(await readFile(image), image), engine.imageSpec);
 }
 
 async function runOurs(engine: Engine, lines: EvalLine[], decoding: DecodingOptionsInput) {
@@ -93,7 +92,7 @@ async function runTesseract(lines: EvalLine[], concurrency: number) {
 }
 
 function side(texts: string[], lines: EvalLine[], seconds: number, failed: number): SideResult {
-  const cer = corpusCer(texts.map((t, i) => tally(t, lines[i].text)));
+  const cer = corpusCer(texts.map((t, i) => tally(t, lines[i].text, lines[i].foldCase)));
   return { cer, seconds, linesPerSecond: lines.length / seconds, failed };
 }
 
@@ -118,6 +117,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
       verifier: { type: 'string', default: 'greedy' },
       'draft-length': { type: 'string', default: 'auto' },
       'visual-keep': { type: 'string' },
+      // Pages turned clockwise by this many degrees before reading (ours and tesseract's): orientation finding.
+      turn: { type: 'string', default: '0' },
     },
   });
   const decoding: DecodingOptionsInput = {
@@ -129,6 +130,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const evalDir = resolve(values['eval-dir']);
   if (!existsSync(evalDir)) throw new Error(`evaluation folder not found: ${evalDir} (set --eval-dir or SPECULA_EVAL_DIR)`);
   const limit = values.limit ? Number(values.limit) : Infinity;
+  const turn = Number(values.turn);
+  if (![0, 90, 180, 270].includes(turn)) throw new Error(`--turn must be 0, 90, 180 or 270, got "${values.turn}"`);
   const tessVersion = values['no-tesseract'] ? null : await tesseractVersion();
   if (!values['no-tesseract'] && !tessVersion) {
     throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
@@ -158,7 +161,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       const b = bar(`pages      ${set}`, pages.length);
       const runs = [];
       for (const p of pages) {
-        runs.push(await runPage(engine, p, tessVersion !== null, decoding));
+        runs.push(await runPage(engine, p, tessVersion !== null, decoding, turn));
         b?.increment();
       }
       b?.stop();
@@ -170,7 +173,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       const tess = tessVersion ? await runTesseract(lines, 2) : null;
       const oursSide = side(ours.texts, lines, ours.seconds, ours.failed);
       const worst = lines
-        .map((l, i) => ({ i, e: tally(ours.texts[i], l.text).edits }))
+        .map((l, i) => ({ i, e: tally(ours.texts[i], l.text, l.foldCase).edits }))
         .sort((a, b) => b.e - a.e)
         .slice(0, 5)
         .map(({ i }) => ({ image: lines[i].image, truth: lines[i].text, ours: ours.texts[i], ...(tess ? { tesseract: tess.texts[i] } : {}) }));
@@ -178,7 +181,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
         set,
         lines: lines.length,
         ours: oursSide,
-        oursCtc: { cer: corpusCer(ours.ctc.map((t, i) => tally(t, lines[i].text))) },
+        oursCtc: { cer: corpusCer(ours.ctc.map((t, i) => tally(t, lines[i].text, lines[i].foldCase))) },
         ...(tess ? { tesseract: side(tess.texts, lines, tess.seconds, tess.failed) } : {}),
         worst,
       });
@@ -192,6 +195,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     precision: engine.bundle.precision,
     modelSteps: engine.bundle.config.training?.steps ?? null,
     tesseract: tessVersion,
+    turn,
     machine: `${process.platform} ${process.arch}, node ${process.version}`,
     scoring: 'lines: corpus CER after NFKC and whitespace folding; pages: mean NED of markdown with its syntax stripped (page headers, footers and numbers kept where a set\'s truth has them: docbank, tesseract pages; dropped where it does not: docling, olmOCR); olmOCR facts: olmOCR-Bench rules, handwritten pages excluded; ours = ' + decodingName + ', batch ' + values.batch,
     decoding: resolved,

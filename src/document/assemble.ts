@@ -33,6 +33,8 @@ export interface PageOut {
   height: number;
   blocks: BlockOut[];
   markdown: string;
+  /** Clockwise degrees the page was turned to read it upright (0, 90, 180, 270); boxes are in the turned page. */
+  rotation: number;
 }
 
 export interface AssembleOptions {
@@ -156,5 +158,5 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
   const shown = blocks.filter((b) => !(opts.dropHeadersFooters && (b.type === 'page_header' || b.type === 'page_footer' || b.type === 'page_number')));
   // List items of one list sit on consecutive lines; every other block is its own paragraph.
   const markdown = shown.map((b, i) => (i === 0 ? '' : b.type === 'list_item' && shown[i - 1].type === 'list_item' ? '\n' : '\n\n') + b.markdown).join('');
-  return { index, width: layout.width, height: layout.height, blocks, markdown };
+  return { index, width: layout.width, height: layout.height, rotation: layout.rotation ?? 0, blocks, markdown };
 }

@@ -3,13 +3,15 @@
  * chooses. Lines of concurrent requests share the scheduler's batches; text comes back in the caller's order.
  */
 import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle.js';
+import { ctcConfidence } from './ctc-confidence.js';
 import { DocumentContext } from './document-context.js';
 import { EngineError } from './errors.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, regionDecoding, resolveDecoding } from './options.js';
-import type { GrayCrop, ImageSpec } from './preprocess.js';
+import { type GrayCrop, type ImageSpec, packBatch } from './preprocess.js';
 import { createDrafter, createVerifier } from './registry.js';
 import { type ForwardObservation, Scheduler } from './scheduler.js';
+import { runVision } from './vision.js';
 
 export interface LineReading {
   text: string;
@@ -202,6 +204,18 @@ export class Engine {
       opts.onLine?.(i, reading);
     }));
     return { lines, metrics: { lines: items.length, ...metrics.snapshot() } };
+  }
+
+  /**
+   * The CTC head's confidence in its own reading of each crop (vision pass only, no decoding): the mean
+   * log-probability of the frames that emit a character, and how many did. Cheap enough to ask of a few lines
+   * twice, upright and turned, to tell which way up a page is.
+   */
+  async ctcConfidence(crops: readonly GrayCrop[]): Promise<{ logProb: number; frames: number }[]> {
+    if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
+    if (!crops.length) return [];
+    const state = await runVision(this.bundle, packBatch(crops, this.imageSpec));
+    return ctcConfidence(state, this.bundle.config.specialIds.ctcBlank);
   }
 
   /** Lines still being read fail with ENGINE_CLOSED; the sessions are released once nothing runs on them. */

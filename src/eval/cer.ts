@@ -10,9 +10,10 @@ export interface CerTally {
   chars: number;
 }
 
-export function tally(hyp: string, ref: string): CerTally {
-  const h = normalise(hyp);
-  const r = normalise(ref);
+/** `foldCase`: for sets whose truth ignores the printed case (SROIE's transcripts are upper-cased). */
+export function tally(hyp: string, ref: string, foldCase = false): CerTally {
+  const h = foldCase ? normalise(hyp).toUpperCase() : normalise(hyp);
+  const r = foldCase ? normalise(ref).toUpperCase() : normalise(ref);
   return { edits: distance(h, r), chars: Math.max(1, r.length) };
 }
 

@@ -6,13 +6,16 @@ export interface EvalLine {
   set: string;
   image: string; // absolute path
   text: string;
+  /** The truth ignores the printed case: score case-insensitively. */
+  foldCase: boolean;
 }
 
-/** Set name -> folder and a filter over its manifest rows. */
-export const LINE_SETS: Record<string, { folder: string }> = {
+/** Set name -> its folder, and whether its truth ignores case (SROIE transcribes every receipt upper-cased). */
+export const LINE_SETS: Record<string, { folder: string; foldCase?: boolean }> = {
   docbank_lines: { folder: 'docbank_samples' },
   ocropy_uw3_500: { folder: 'ocropy_uw3_500' },
   tesseract_lstmf_lines: { folder: 'tesseract_lstmf_lines' },
+  sroie_receipt_lines: { folder: 'sroie_receipts_public', foldCase: true },
 };
 
 interface ManifestRow {
@@ -35,6 +38,7 @@ export function loadLineSet(evalDir: string, set: string): EvalLine[] {
       set,
       image: join(dir, r.image as string),
       text: r.gt_text ?? readFileSync(join(dir, r.gt as string), 'utf8').replace(/\n+$/, ''),
+      foldCase: spec.foldCase === true,
     }));
 }
 

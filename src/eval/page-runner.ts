@@ -22,13 +22,26 @@ export interface PageRun {
   error?: string;
 }
 
-export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean, decoding?: DecodingOptionsInput): Promise<PageRun> {
-  const bytes = readFileSync(p.file);
+/** The page rendered and turned clockwise by `turn` degrees, as a PNG: what a scanner batch or a phone hands over. */
+async function turnedPage(bytes: Uint8Array, p: { file: string; page: number }, turn: number): Promise<Uint8Array> {
+  const src = await openSource(bytes, p.file, String(p.page));
+  try {
+    const page = await src.render(p.page);
+    return await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).rotate(turn).png().toBuffer();
+  } finally {
+    src.close();
+  }
+}
+
+export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean, decoding?: DecodingOptionsInput, turn = 0): Promise<PageRun> {
+  const original = readFileSync(p.file);
+  const bytes = turn ? await turnedPage(original, p, turn) : original;
+  const at = turn ? { file: `${p.file} turned ${turn}.png`, page: 0 } : p;
   const t0 = performance.now();
   let ours = '';
   let error: string | undefined;
   try {
-    ours = (await readDocument(engine, bytes, p.file, { pages: String(p.page), dropHeadersFooters: !p.keepsHeadersFooters, decoding })).markdown;
+    ours = (await readDocument(engine, bytes, at.file, { pages: String(at.page), dropHeadersFooters: !p.keepsHeadersFooters, decoding })).markdown;
   } catch (e) {
     error = (e as Error).message;
   }
@@ -36,7 +49,8 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
   if (!withTesseract) return { file: p.file, page: p.page, ours, oursSeconds, error };
   const dir = mkdtempSync(join(tmpdir(), 'specula-eval-'));
   try {
-    const image = await pageImageFile(bytes, p, join(dir, 'page.png'));
+    const image = turn ? join(dir, 'turned.png') : await pageImageFile(bytes, p, join(dir, 'page.png'));
+    if (turn) writeFileSync(image, bytes);
     const t1 = performance.now();
     const tesseract = await tesseractRead(image, 3);
     return { file: p.file, page: p.page, ours, oursSeconds, tesseract, tesseractSeconds: (performance.now() - t1) / 1000, error };

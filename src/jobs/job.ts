@@ -59,6 +59,8 @@ export interface PageResult {
   index: number;
   width: number;
   height: number;
+  /** Clockwise degrees the page was turned to read it upright (absent in results stored before it was reported). */
+  rotation?: number;
   markdown: string;
   blocks: BlockResult[];
 }

@@ -9,12 +9,15 @@
 import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
 import { cropLines } from '../document/crop-lines.js';
 import { preparePageOffThread } from '../document/layout/off-thread.js';
+import { cropLineImage } from '../document/line-image.js';
+import type { Turn } from '../document/orientation.js';
 import { DEFAULT_SOURCE_LIMITS, type DocumentSource, openSource, type SourceLimits } from '../document/source.js';
 import { DocumentContext } from '../engine/document-context.js';
 import type { Engine, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
 import { type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/options.js';
+import { readsUpsideDown } from './page-turn.js';
 
 export interface DocumentReading {
   format: string;
@@ -35,6 +38,8 @@ export interface StageTimes {
   flatten: number;
   /** Layout analysis (the layout worker thread). */
   layout: number;
+  /** Which way up: the CTC head's reading of a few lines, and the page prepared again when it was upside down. */
+  orient: number;
   /** Cutting and scaling the line crops. */
   crop: number;
   /** The vision passes (the engine's worker thread), from the engine's metrics. */
@@ -90,7 +95,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
   const context = new DocumentContext(engine.bundle.tokenizer, decoding?.reference);
   const metrics = new SpecMetrics();
   let lineCount = 0;
-  const stages = { render: 0, flatten: 0, layout: 0, crop: 0, assemble: 0 };
+  const stages = { render: 0, flatten: 0, layout: 0, orient: 0, crop: 0, assemble: 0 };
   // One failing page stops the decoding already started for the others.
   const stop = new AbortController();
   const onAbort = (): void => stop.abort();
@@ -104,12 +109,23 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
       const t0 = performance.now();
       const rendered = await source.render(index);
       stages.render += performance.now() - t0;
-      const { page, layout, ms } = await preparePageOffThread(rendered);
-      stages.flatten += ms.flatten + ms.deskew;
-      stages.layout += ms.layout;
+      // An image file of one page may be a line image; a PDF page is a page.
+      let prepared = await preparePageOffThread({ page: rendered, lineImage: source.format !== 'pdf' && source.pageCount === 1 });
+      stages.flatten += prepared.ms.flatten + prepared.ms.deskew;
+      stages.layout += prepared.ms.layout;
+      if (!prepared.oneLine) {
+        const t = performance.now();
+        if (await readsUpsideDown(engine, prepared)) {
+          prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn });
+        }
+        stages.orient += performance.now() - t;
+      }
+      const { page, layout } = prepared;
+      layout.rotation = prepared.turn;
       const t1 = performance.now();
       const boxes = layout.blocks.flatMap((b) => b.lines.map((l) => l.box));
-      const crops = await cropLines(page, boxes, engine.imageSpec);
+      // A line image is cut as the engine's line path cuts one (margins, polarity), not as a page's line.
+      const crops = prepared.oneLine ? [await cropLineImage(page, engine.imageSpec)] : await cropLines(page, boxes, engine.imageSpec);
       stages.crop += performance.now() - t1;
       lineCount += crops.length;
       const onTokens = opts.onTokens;

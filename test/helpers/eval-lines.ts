@@ -1,9 +1,10 @@
 /** Real line crops for tests: the evaluation set's line sets when present (CI has them), else the sample page. */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cropLine, cropLines } from '../../src/document/crop-lines.js';
+import { cropLines } from '../../src/document/crop-lines.js';
 import { decodeImage } from '../../src/document/decode-image.js';
 import { findLines } from '../../src/document/layout/lines.js';
+import { cropLineImage } from '../../src/document/line-image.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { GrayCrop } from '../../src/engine/preprocess.js';
 import { loadLineSet } from '../../src/eval/line-sets.js';
@@ -32,8 +33,7 @@ export async function realLines(engine: Engine, perSet: number): Promise<TestLin
     const step = Math.max(1, all.length / perSet);
     for (let i = 0; i < Math.min(perSet, all.length); i++) {
       const l = all[Math.floor(i * step)];
-      const page = await decodeImage(readFileSync(l.image), l.image);
-      out.push({ set, truth: l.text, crop: await cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec) });
+      out.push({ set, truth: l.text, crop: await cropLineImage(await decodeImage(readFileSync(l.image), l.image), engine.imageSpec) });
     }
   }
   return out;

@@ -44,6 +44,14 @@ export interface PageLayout {
   lineHeight: number;
   blocks: LayoutBlock[];
   rules: Rule[];
+  /** Clockwise quarter turns the page was given before this layout (boxes are in the turned page's pixels). */
+  rotation?: number;
+}
+
+/** The layout of an image that is one line of text: one paragraph, one line, the whole image. */
+export function oneLineLayout(page: { width: number; height: number }): PageLayout {
+  const box = { x: 0, y: 0, width: page.width, height: page.height };
+  return { width: page.width, height: page.height, lineHeight: page.height, blocks: [{ type: 'paragraph', box, lines: [{ box, band: box }] }], rules: [] };
 }
 
 type Leaf = { kind: 'block'; box: Box } | { kind: 'table'; box: Box; parts: Box[] };

@@ -1,16 +1,27 @@
-/** Background flattening, deskew and layout analysis as a worker-thread task (see off-thread.ts): a page in, straightened and laid out. */
+/**
+ * A page made ready to read, as a worker-thread task (see off-thread.ts): an image that is one line of text is
+ * read as that line; anything else is flattened, turned upright when it lies on its side (or by the turn the
+ * caller already knows), deskewed and laid out.
+ */
 import type { GrayPage } from '../decode-image.js';
 import { deskew } from '../deskew.js';
 import { flattenBackground } from '../flatten.js';
-import { analyzeLayout } from './analyze.js';
-import type { PreparedPage } from './off-thread.js';
+import { isOneLine } from '../line-image.js';
+import { linesRunDown, turnPage } from '../orientation.js';
+import { analyzeLayout, oneLineLayout } from './analyze.js';
+import type { PrepareRequest, PreparedPage } from './off-thread.js';
 
-export default async function prepareTask(rendered: GrayPage): Promise<PreparedPage> {
+export default async function prepareTask({ page: rendered, turn: known, lineImage }: PrepareRequest): Promise<PreparedPage> {
   const t0 = performance.now();
+  if (lineImage && known === undefined && isOneLine(rendered)) {
+    return { page: rendered, degrees: 0, turn: 0, oneLine: true, layout: oneLineLayout(rendered), ms: { flatten: 0, deskew: 0, layout: performance.now() - t0 } };
+  }
   const flat = flattenBackground(rendered);
+  const turn = known ?? (linesRunDown(flat) ? 90 : 0);
+  const upright = await turnPage(flat, turn);
   const t1 = performance.now();
-  const { page, degrees } = await deskew(flat);
+  const { page, degrees } = await deskew(upright);
   const t2 = performance.now();
-  const layout = analyzeLayout(page);
-  return { page, degrees, layout, ms: { flatten: t1 - t0, deskew: t2 - t1, layout: performance.now() - t2 } };
+  const layout = { ...analyzeLayout(page), rotation: turn };
+  return { page, degrees, turn, oneLine: false, layout, ms: { flatten: t1 - t0, deskew: t2 - t1, layout: performance.now() - t2 } };
 }

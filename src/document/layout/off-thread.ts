@@ -7,26 +7,40 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { GrayPage } from '../decode-image.js';
+import type { Turn } from '../orientation.js';
 import type { PageLayout } from './analyze.js';
 
-/** The page turned straight (when it was skewed) and its layout. */
+export interface PrepareRequest {
+  page: GrayPage;
+  /** The page's turn when the caller knows it (a second try, half round from the first); else it is found. */
+  turn?: Turn;
+  /** The page may be an image of one line of text (an image file's only page, not a PDF's). */
+  lineImage?: boolean;
+}
+
+/** The page turned upright and straight (when it was turned or skewed) and its layout. */
 export interface PreparedPage {
   page: GrayPage;
+  /** Small skew undone, in degrees. */
   degrees: number;
+  /** Quarter turns applied before that, clockwise. */
+  turn: Turn;
+  /** The image is one line of text: `page` is the image as it came, its layout that one line. */
+  oneLine: boolean;
   layout: PageLayout;
   /** Milliseconds each step took in the worker thread. */
   ms: { flatten: number; deskew: number; layout: number };
 }
 
-let pool: Piscina<GrayPage, PreparedPage> | null = null;
+let pool: Piscina<PrepareRequest, PreparedPage> | null = null;
 
-export function preparePageOffThread(page: GrayPage): Promise<PreparedPage> {
-  pool ??= new Piscina<GrayPage, PreparedPage>({
+export function preparePageOffThread(request: PrepareRequest): Promise<PreparedPage> {
+  pool ??= new Piscina<PrepareRequest, PreparedPage>({
     filename: new URL('./layout-worker.js', import.meta.url).href,
     minThreads: 0,
     maxThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
     // Idle threads go, so a CLI run ends when its work does.
     idleTimeout: 2000,
   });
-  return pool.run(page);
+  return pool.run(request);
 }

@@ -1,0 +1,57 @@
+/**
+ * Pages turned a quarter or half round (phone photos, scanner batches). Which axis the lines run along is read
+ * from the ink alone: a page's text lines leave empty rows between them, while along a line word gaps fall at
+ * different places from line to line, so few columns are empty. Which way up the page is, the model decides
+ * (read-document.ts asks the CTC head about a few lines both ways up), since blank rows look the same either way.
+ */
+import sharp from 'sharp';
+import type { GrayPage } from './decode-image.js';
+import { otsuThreshold } from './layout/ink.js';
+
+export type Turn = 0 | 90 | 180 | 270;
+
+/** A row or column holding less than this share of the busiest one's ink counts as empty. */
+const EMPTY = 0.02;
+
+/** Share of the empty positions in a profile, between its first and last inked one. */
+function emptyShare(profile: Float64Array): number {
+  let first = 0;
+  while (first < profile.length && profile[first] === 0) first++;
+  let last = profile.length - 1;
+  while (last > first && profile[last] === 0) last--;
+  let busiest = 0;
+  for (let i = first; i <= last; i++) busiest = Math.max(busiest, profile[i]);
+  let empty = 0;
+  for (let i = first; i <= last; i++) if (profile[i] < EMPTY * busiest) empty++;
+  return empty / Math.max(1, last - first + 1);
+}
+
+/** Whether the page's lines run down it (the page lies on its side) rather than across. */
+export function linesRunDown(page: GrayPage): boolean {
+  const thr = Math.min(otsuThreshold(page.data), 200);
+  const rows = new Float64Array(page.height);
+  const cols = new Float64Array(page.width);
+  for (let y = 0; y < page.height; y++) {
+    const base = y * page.width;
+    for (let x = 0; x < page.width; x++) {
+      if (page.data[base + x] <= thr) {
+        rows[y]++;
+        cols[x]++;
+      }
+    }
+  }
+  return emptyShare(cols) > emptyShare(rows);
+}
+
+/** The page turned clockwise by `turn` degrees. */
+export async function turnPage(page: GrayPage, turn: Turn): Promise<GrayPage> {
+  if (turn === 0) return page;
+  if (turn === 180) return { width: page.width, height: page.height, data: page.data.slice().reverse() };
+  const { data, info } = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
+    .rotate(turn)
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 1) throw new Error(`turned page came back with ${info.channels} channels`);
+  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+}
