@@ -6,13 +6,17 @@ import torch
 from torch.utils.data import IterableDataset, get_worker_info
 
 import charset
+from receipt import render_receipt_line
 from render import RESAMPLERS, FontBank, normalise, render_line
 from textgen import TextSource
 
 
-def make_sample(src: TextSource, bank: FontBank, rng: random.Random, max_chars: int):
-    text = src.line(max_chars)
-    img, text = render_line(text, src.line(80), bank, rng)
+def make_sample(src: TextSource, bank: FontBank, rng: random.Random, max_chars: int, receipt_share: float = 0.0):
+    # Drawn only when a share is set: a run without receipts draws exactly the lines it always did.
+    if receipt_share and rng.random() < receipt_share:
+        img, text = render_receipt_line(src, bank, rng)
+    else:
+        img, text = render_line(src.line(max_chars), src.line(80), bank, rng)
     x = normalise(img, rng.choice(RESAMPLERS))
     return x, text
 
@@ -51,15 +55,15 @@ class LineBatches(IterableDataset):
     """Endless width-bucketed batches; `max_chars` is a shared value the trainer raises (curriculum)."""
 
     def __init__(self, seed: int, max_chars, pixel_budget: int = 12000, max_batch: int = 48, pool: int = 384,
-                 as_numpy: bool = False):
-        self.seed, self.max_chars, self.as_numpy = seed, max_chars, as_numpy
+                 as_numpy: bool = False, receipt_share: float = 0.0):
+        self.seed, self.max_chars, self.as_numpy, self.receipt_share = seed, max_chars, as_numpy, receipt_share
         self.pixel_budget, self.max_batch, self.pool = pixel_budget, max_batch, pool
 
     def __iter__(self):
         rng, src, bank = worker_sources(self.seed)
         while True:
             cap = int(self.max_chars.value) if hasattr(self.max_chars, "value") else int(self.max_chars)
-            samples = [make_sample(src, bank, rng, cap) for _ in range(self.pool)]
+            samples = [make_sample(src, bank, rng, cap, self.receipt_share) for _ in range(self.pool)]
             samples.sort(key=lambda s: s[0].shape[1])
             batches, cur = [], []
             for s in samples:
