@@ -51,9 +51,12 @@ describe('specula parse', () => {
     assert.equal(lines.length, doc.metrics.lines);
     assert.deepEqual(doc.pages[0].blocks.map((b) => b.order), doc.pages[0].blocks.map((_, i) => i));
     for (const l of lines) assert.ok(l.confidence >= 0 && l.confidence <= 1);
-    for (const key of ['forwards', 'drafts', 'draftTokens', 'acceptedTokens', 'meanAcceptanceLength', 'acceptanceByPosition', 'decodeMs']) {
-      assert.ok(key in doc.metrics, `metrics.${key}`);
-    }
+    // Exactly what the README says --json prints.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const said = /`\{ (file, format[^}]*) \}`/.exec(readme)?.[1].split(', ') ?? [];
+    assert.deepEqual(Object.keys(doc).sort(), [...said].sort(), 'the document record has the README\'s keys');
+    const saidMetrics = /`metrics` is `\{ ([^}]*) \}`/.exec(readme.replace(/\n/g, ' '))?.[1].split(', ') ?? [];
+    assert.deepEqual(Object.keys(doc.metrics).sort(), [...saidMetrics].sort(), 'metrics has the README\'s keys, visualTokenRatio among them');
     assert.ok(doc.metrics.forwards > 0 && doc.metrics.meanAcceptanceLength >= 1);
   });
 
@@ -103,6 +106,34 @@ describe('specula parse', () => {
     const bad = await specula('parse', '--precision', 'fp16', SAMPLE_PAGE);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /\[INVALID_PRECISION\] precision must be one of fp32, int8/);
+  });
+
+  it('--help per command and --version exit 0; a missing file and an unknown flag say so in words', async () => {
+    const help = await specula('parse', '--help');
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: specula parse FILE\.\.\./);
+    assert.match(help.stdout, /--visual-keep/);
+    for (const cmd of ['eval', 'serve', 'check-bundle']) {
+      const h = await specula(cmd, '--help');
+      assert.equal(h.code, 0, cmd);
+      assert.match(h.stdout, new RegExp(`^usage: specula ${cmd}`));
+    }
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const version = await specula('--version');
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout.trim(), pkg.version);
+    const top = await specula('--help');
+    assert.equal(top.code, 0);
+    assert.match(top.stdout, /parse FILE\.\.\./);
+    const missing = await specula('parse', '/no/such/page.png');
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr.trim(), 'specula parse: /no/such/page.png: no such file');
+    const flag = await specula('parse', '--bogus', SAMPLE_PAGE);
+    assert.equal(flag.code, 2);
+    assert.match(flag.stderr, /^specula parse: Unknown option '--bogus' \(specula parse --help lists the options\)/);
+    const unknown = await specula('frobnicate');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "frobnicate"/);
   });
 
   it('an unknown device is refused with the choices', async () => {

@@ -1,14 +1,53 @@
 /** `specula <command>`: parse documents, serve the API, check a bundle, evaluate. */
+import { readFileSync } from 'node:fs';
+import { plainError } from './plain-error.js';
 
-const USAGE = `usage:
-  specula parse FILE... [--format markdown|json|text] [--json] [--pages 0,2-4] [--drop-headers]
-                [--model DIR] [--device cpu|cuda] [--precision int8 (CPU default)|fp32] [--threads N]
-                [--drafter ctc (default)|none|ngram|reference|mtp|pmtp|routed|diffusion|dual-diffusion] [--verifier greedy|tree|relaxed|joint] [--draft-length N|auto]
-                [--top-k K --min-ratio R (relaxed)] [--ctc-weight W (joint)] [--reference TEXTFILE] [--visual-keep R (focal pruning, 0.02..1)]
-  specula eval [--eval-dir DIR] [--suite lines|pages|all] [--sets a,b] [--limit N] [--out FILE] [--no-tesseract] [--write-config] [--precision int8|fp32]
-               [--drafter D --verifier V --draft-length N|auto --visual-keep R (our decoding; default ctc + greedy, lossless)]
-  specula check-bundle [DIR]
-  specula serve [--role all|api|worker]   (the GraphQL API on PORT, default 4000; settings from the environment)`;
+const HELP: Record<string, string> = {
+  parse: `usage: specula parse FILE... [options]
+  Reads documents (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP) and prints each one's markdown, in the order given.
+  An image of one line of text is read as that line; pages turned a quarter or half round are read upright.
+
+  --format markdown|json|text   what to print (default markdown); --json is --format json
+  --pages 0,2-4                 PDFs and multi-page TIFFs: 0-based pages, ranges inclusive
+  --drop-headers                leave page headers, footers and page numbers out of the markdown
+  --model DIR                   a model bundle (default models/specula-line-base)
+  --device cpu|cuda             onnxruntime's provider (default cpu)
+  --precision int8|fp32         the vision graph (default int8 on CPU where the bundle has it)
+  --threads N                   onnxruntime threads per session (default SPECULA_THREADS, else one per core)
+  --drafter D                   ctc (default), none, ngram, reference, mtp, pmtp, routed, diffusion, dual-diffusion
+  --verifier V                  joint (default), greedy, tree, relaxed
+  --draft-length N|auto         tokens drafted per step (default auto)
+  --top-k K --min-ratio R       relaxed verification's acceptance
+  --ctc-weight W                joint decoding's weight on the CTC head (default 0.7)
+  --reference TEXTFILE          the reference drafter's text
+  --visual-keep R               focal pruning: the share of visual tokens each step attends to (0.02..1)`,
+  eval: `usage: specula eval [options]
+  CER of our model and of tesseract on the evaluation line sets, NED and olmOCR facts on its page sets.
+
+  --eval-dir DIR                the evaluation folder (default SPECULA_EVAL_DIR, else ../shared/eval)
+  --suite lines|pages|all       (default all)
+  --sets a,b                    only these sets
+  --limit N                     at most N lines or pages per set
+  --out FILE                    the JSON report (default eval-results/eval.json)
+  --no-tesseract                ours only
+  --write-config                record the float model's accuracy in the bundle's config.json
+  --precision int8|fp32         the vision graph
+  --turn 0|90|180|270           pages turned clockwise before reading (ours and tesseract's)
+  --drafter D --verifier V --draft-length N|auto --visual-keep R   our decoding (default ctc + greedy, lossless)`,
+  'check-bundle': `usage: specula check-bundle [DIR]
+  Runs a bundle's graphs under onnxruntime against its golden.json, for each precision it ships.`,
+  serve: `usage: specula serve [--role all|api|worker]
+  The GraphQL API on PORT (default 4000); settings from the environment (see infra/README.md).`,
+};
+
+const USAGE = `usage: specula <command> [options]    (specula <command> --help for its options)
+
+  parse FILE...    read documents, print markdown, text or JSON
+  serve            the GraphQL API (and its workers)
+  eval             accuracy and speed on the evaluation sets, beside tesseract
+  check-bundle     a model bundle against its golden outputs
+
+  --version        the version`;
 
 // Each command's modules load only when it runs: `parse` never loads the GraphQL server, Sentry or BullMQ.
 const commands: Record<string, (args: string[]) => Promise<number>> = {
@@ -18,19 +57,37 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   serve: async (args) => (await import('./serve.js')).serveCommand(args),
 };
 
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 async function main(): Promise<void> {
   const [name, ...rest] = process.argv.slice(2);
-  const cmd = name ? commands[name] : undefined;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    console.log(version());
+    return;
+  }
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? rest[0] : undefined;
+    console.log(topic && HELP[topic] ? HELP[topic] : USAGE);
+    return;
+  }
+  const cmd = commands[name];
   if (!cmd) {
-    console.error(name && name !== '--help' ? `specula: unknown command "${name}"\n${USAGE}` : USAGE);
-    process.exit(name === '--help' ? 0 : 2);
+    console.error(`specula: unknown command "${name}"\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    console.log(HELP[name]);
+    return;
   }
   try {
     process.exitCode = await cmd(rest);
   } catch (e) {
-    const err = e as Error & { code?: string };
-    console.error(`specula ${name}: ${err.code ? `[${err.code}] ` : ''}${err.message}`);
-    process.exitCode = 1;
+    console.error(`specula ${name}: ${plainError(e as Error, name)}`);
+    process.exitCode = (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
   }
 }
 

@@ -6,6 +6,7 @@ import type { Device, Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
 import { type DocumentReading, readDocument } from '../worker/read-document.js';
+import { plainError } from './plain-error.js';
 
 /**
  * Documents read at once. Two keep both cores busy (one's layout beside another's vision pass and decoder
@@ -99,6 +100,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
             lines: m.lines,
             committedTokens: m.committedTokens,
             sequenceForwards: m.sequenceForwards,
+            visualTokenRatio: m.visualTokenRatio,
           };
           const stages = Object.fromEntries(Object.entries(page.stages).map(([k, v]) => [k, Math.round(v)]));
           console.log(JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, metrics, stagesMs: stages, pages: page.pages }));
@@ -110,7 +112,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
         const err = e as Error & { code?: string };
         if (!err.code) throw e;
         failed++;
-        console.error(`specula parse: [${err.code}] ${err.message}`);
+        console.error(`specula parse: ${plainError(err, 'parse')}`);
       } finally {
         delete reads[i]; // a read document's pages are not held longer than it takes to print them
       }

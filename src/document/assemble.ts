@@ -6,6 +6,9 @@
  */
 import type { Box } from './layout/ink.js';
 import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
+import { headingMarkdown, listItemMarkdown, paragraphMarkdown, tableMarkdown } from './markdown.js';
+
+export { tableMarkdown } from './markdown.js';
 
 export interface LineOut {
   box: Box;
@@ -71,15 +74,6 @@ export function reflow(lines: readonly string[]): string {
   return out;
 }
 
-const escapeCell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
-
-export function tableMarkdown(cells: readonly (readonly string[])[]): string {
-  if (!cells.length) return '';
-  const cols = Math.max(...cells.map((r) => r.length));
-  const row = (r: readonly string[]): string => `| ${Array.from({ length: cols }, (_, i) => escapeCell(r[i] ?? '')).join(' | ')} |`;
-  return [row(cells[0]), `| ${Array.from({ length: cols }, () => '---').join(' | ')} |`, ...cells.slice(1).map(row)].join('\n');
-}
-
 /** Split a text block into list items where its lines start with list markers; null if it is not a list. */
 function listItems(lines: readonly LineOut[]): LineOut[][] | null {
   if (!lines.length || !LIST_MARK.test(lines[0].text)) return null;
@@ -130,30 +124,30 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     if (!text) return;
     if (lb.type === 'page_header' || lb.type === 'page_footer') {
       const type: BlockType = isPageNumber(text) ? 'page_number' : lb.type;
-      push({ type, box: lb.box, markdown: text, confidence: meanConfidence(lines), lines });
+      push({ type, box: lb.box, markdown: paragraphMarkdown(text), confidence: meanConfidence(lines), lines });
       return;
     }
     if (lb.type === 'heading') {
       const level = lb.level ?? 2;
-      push({ type: 'heading', level, box: lb.box, markdown: `${'#'.repeat(level)} ${text}`, confidence: meanConfidence(lines), lines });
+      push({ type: 'heading', level, box: lb.box, markdown: headingMarkdown(text, level), confidence: meanConfidence(lines), lines });
       return;
     }
     const items = listItems(lines);
     if (items) {
       for (const item of items) {
         const body = reflow(item.map((l) => l.text)).replace(LIST_MARK, '');
-        const numbered = /^\s*\(?\d{1,3}[.)]/.exec(item[0].text);
+        const numbered = /^\s*\(?(\d{1,3})[.)]/.exec(item[0].text);
         push({
           type: 'list_item',
           box: union(item.map((l) => l.box)),
-          markdown: numbered ? `${numbered[0].trim().replace(/^\(/, '').replace(/\)$/, '.')} ${body}` : `- ${body}`,
+          markdown: listItemMarkdown(body, numbered ? Number(numbered[1]) : undefined),
           confidence: meanConfidence(item),
           lines: item,
         });
       }
       return;
     }
-    push({ type: 'paragraph', box: lb.box, markdown: text, confidence: meanConfidence(lines), lines });
+    push({ type: 'paragraph', box: lb.box, markdown: paragraphMarkdown(text), confidence: meanConfidence(lines), lines });
   });
   const shown = blocks.filter((b) => !(opts.dropHeadersFooters && (b.type === 'page_header' || b.type === 'page_footer' || b.type === 'page_number')));
   // List items of one list sit on consecutive lines; every other block is its own paragraph.

@@ -9,8 +9,9 @@ export function stripMarkdown(md: string): string {
     .replace(/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
     .replace(/^\s{0,3}#{1,6}\s+/gm, '')
     .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/gm, '')
-    .replace(/\|/g, ' ')
-    .replace(/(\*\*|__|\*|_|`)/g, '');
+    .replace(/(?<!\\)\|/g, ' ')
+    .replace(/(?<!\\)(\*\*|__|\*|_|`)/g, '')
+    .replace(/\\([!-/:-@[-`{-~])/g, '$1'); // backslash escapes: the character itself
 }
 
 export function ned(hyp: string, ref: string): number {

@@ -34,7 +34,8 @@ export function normaliseFact(s: string): string {
     .replace(/[‘’‛′`]/g, "'")
     .replace(/[“”„‟″]/g, '"')
     .replace(/[‐‑‒–—―−]/g, '-')
-    .replace(/(\*\*|__|\*|_)/g, '')
+    .replace(/(?<!\\)(\*\*|__|\*|_)/g, '')
+    .replace(/\\([!-/:-@[-`{-~])/g, '$1') // markdown's backslash escapes: the character itself
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -69,7 +70,7 @@ function tableRows(md: string): string[][][] {
   for (const line of md.split('\n')) {
     if (/^\s*\|.*\|\s*$/.test(line)) {
       if (/^\s*\|\s*:?-{3,}/.test(line)) continue;
-      cur.push(line.trim().slice(1, -1).split('|').map((c) => normaliseFact(c)));
+      cur.push(line.trim().slice(1, -1).split(/(?<!\\)\|/).map((c) => normaliseFact(c)));
     } else if (cur.length) {
       tables.push(cur);
       cur = [];

@@ -10,6 +10,7 @@ import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '
 import { cropLines } from '../document/crop-lines.js';
 import { preparePageOffThread } from '../document/layout/off-thread.js';
 import { cropLineImage } from '../document/line-image.js';
+import { PAGE_BREAK } from '../document/markdown.js';
 import type { Turn } from '../document/orientation.js';
 import { DEFAULT_SOURCE_LIMITS, type DocumentSource, openSource, type SourceLimits } from '../document/source.js';
 import { DocumentContext } from '../engine/document-context.js';
@@ -175,7 +176,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
     format: source.format,
     pageCount: source.pageCount,
     pages,
-    markdown: pages.map((p) => p.markdown).filter(Boolean).join('\n\n'),
+    markdown: pages.map((p) => p.markdown).filter(Boolean).join(PAGE_BREAK),
     text: plainText(pages),
     metrics: { lines: lineCount, ...snapshot },
     stages: { ...stages, vision: snapshot.visionMs, decode: snapshot.decodeMs },
