@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# A stand-in for the node:20-bookworm-slim base image, for machines that reach Debian's mirror and the npm
+# A stand-in for the node:N-bookworm-slim base image, for machines that reach Debian's mirror and the npm
 # registry but not Docker Hub (where the CPU image was verified): a minimal Debian 12 root from debootstrap
-# plus this machine's Node 20 and npm, imported under the tag the Dockerfiles expect, so that
-#   bash infra/offline-base-image.sh && docker build -f infra/Dockerfile.cpu -t specula-cpu .
-# builds the unchanged recipe. Needs root, debootstrap and a running Docker daemon. Where Docker Hub is
+# plus this machine's Node and npm, imported as node:N-bookworm-slim (N: this machine's Node major), so that
+#   bash infra/offline-base-image.sh && docker build --build-arg NODE_IMAGE=node:N-bookworm-slim -f infra/Dockerfile.cpu -t specula-cpu .
+# builds the unchanged recipe (whose default base is node:22-bookworm-slim). Needs root, debootstrap and a running Docker daemon. Where Docker Hub is
 # reachable, do not use this: the real image is pulled.
 set -euo pipefail
-tag=${1:-node:20-bookworm-slim}
+major=$(node -p 'process.versions.node.split(".")[0]')
+tag=${1:-node:${major}-bookworm-slim}
 node_bin=$(command -v node)
-node --version | grep -q '^v20\.' || { echo "this machine's node is $(node --version), not 20" >&2; exit 1; }
 npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import semver from 'semver';
+import { ROOT } from './helpers/fixtures.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  allowScripts?: Record<string, boolean>;
+};
+const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { version?: string; engines?: { node?: string } | string[]; hasInstallScript?: boolean }>;
+};
+
+/** The lowest release of each Node line package.json accepts. */
+const LINES = ['20.19.0', '22.12.0', '24.0.0'];
+
+describe('a clean install', () => {
+  it('supports the maintained Node LTS lines (22, 24) and 20.19+, and says so in engines', () => {
+    for (const v of LINES) assert.ok(semver.satisfies(v, pkg.engines.node), `engines ${pkg.engines.node} takes ${v}`);
+    assert.ok(!semver.satisfies('20.18.0', pkg.engines.node), 'not Node 20 before 20.19 (@sentry/node wants it)');
+  });
+
+  it('locks no package whose engines refuse one of those lines (npm would warn EBADENGINE)', () => {
+    const refused: string[] = [];
+    for (const [path, p] of Object.entries(lock.packages)) {
+      const want = Array.isArray(p.engines) ? undefined : p.engines?.node;
+      if (!path || !want) continue;
+      for (const v of LINES) if (!semver.satisfies(v, want)) refused.push(`${path}@${p.version} wants node ${want}, refuses ${v}`);
+    }
+    assert.deepEqual(refused, []);
+  });
+
+  it('has no project .npmrc keys npm does not know, and says which install scripts run', () => {
+    assert.equal(existsSync(join(ROOT, '.npmrc')), false, 'npm 11 warns "Unknown project config" on every command');
+    const scripted = Object.entries(lock.packages).filter(([path, p]) => path && p.hasInstallScript).map(([path]) => path.replace(/^.*node_modules\//, ''));
+    for (const name of scripted) assert.ok(name in (pkg.allowScripts ?? {}), `${name}'s install script is reviewed in allowScripts`);
+    assert.equal(pkg.allowScripts?.['onnxruntime-node'], false, 'its script only downloads the CUDA provider');
+  });
+});
