@@ -1,5 +1,6 @@
-// A small Specula client: upload a document, then print its tokens as they are decoded (graphql-ws),
-// drafted tokens in green, then the markdown.
+// A small Specula client: upload a document, then show its lines as their tokens are decoded (graphql-ws),
+// drafted tokens in green, each line in its place (lines decode side by side, so deltas of different lines
+// arrive interleaved), then the markdown.
 //
 //   SPECULA_URL=http://localhost:4000 SPECULA_KEY=... node examples/client.mjs examples/sample-page.png [drafter]
 import { readFileSync } from 'node:fs';
@@ -27,12 +28,23 @@ console.error(`job ${id}`);
 
 // 2. Follow the job's events. Lines decode side by side, so each token delta says which page and line it is.
 const client = createClient({ url: `${base.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: auth });
-const lines = new Map();
+const lines = new Map(); // "page:line" -> the line so far, drafted characters coloured
+const live = process.stderr.isTTY;
+let shown = 0;
+const order = (a, b) => { const [pa, la] = a.split(':').map(Number); const [pb, lb] = b.split(':').map(Number); return pa - pb || la - lb; };
+/** Redraw every line in reading order over the previous drawing (a terminal), or print a finished page's lines. */
+function draw(keys) {
+  const text = keys.sort(order).map((k) => lines.get(k));
+  if (live) process.stderr.write(`${shown ? `\x1b[${shown}A` : ''}\x1b[J${text.join('\n')}\n`);
+  else process.stderr.write(`${text.join('\n')}\n`);
+  if (live) shown = text.length;
+}
 await new Promise((resolve, reject) => {
   client.subscribe({
     query: `subscription($id: ID!) { parseJobEvents(id: $id) {
       __typename
       ... on TokenDelta { page line text fromDraft }
+      ... on PageDone { page }
       ... on JobDone { metrics { tokensPerForward forwards } job { markdown } }
       ... on JobFailed { code message }
     } }`,
@@ -43,10 +55,14 @@ await new Promise((resolve, reject) => {
       const e = data.parseJobEvents;
       if (e.__typename === 'TokenDelta') {
         const colored = [...e.text].map((ch, i) => (e.fromDraft[i] ? `\x1b[32m${ch}\x1b[0m` : ch)).join('');
-        lines.set(`${e.page}:${e.line}`, (lines.get(`${e.page}:${e.line}`) ?? '') + e.text);
-        process.stderr.write(colored);
+        const k = `${e.page}:${e.line}`;
+        lines.set(k, (lines.get(k) ?? '') + colored);
+        if (live) draw([...lines.keys()].filter((x) => x.startsWith(`${e.page}:`)));
+      } else if (e.__typename === 'PageDone') {
+        if (!live) draw([...lines.keys()].filter((x) => x.startsWith(`${e.page}:`)));
+        shown = 0; // the next page draws below this one
       } else if (e.__typename === 'JobDone') {
-        console.error(`\n\n${e.metrics.tokensPerForward.toFixed(2)} tokens per forward, ${e.metrics.forwards} forwards\n`);
+        console.error(`\n${e.metrics.tokensPerForward.toFixed(2)} tokens per forward, ${e.metrics.forwards} forwards\n`);
         console.log(e.job.markdown);
       } else if (e.__typename === 'JobFailed') {
         reject(new Error(`${e.code}: ${e.message}`));

@@ -312,6 +312,35 @@ describe('the GraphQL API', () => {
     assert.equal(ok.status, 'SUCCEEDED');
   });
 
+  it('examples/client.mjs, as the README runs it, shows each line whole and in order, then the markdown', async () => {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(ROOT, 'examples', 'client.mjs'), SAMPLE_PAGE, 'ctc'], {
+      cwd: ROOT,
+      env: { ...process.env, SPECULA_URL: base, SPECULA_KEY: 'key-acme-1' },
+      maxBuffer: 1 << 24,
+    });
+    const id = /job (\S+)/.exec(stderr)?.[1] as string;
+    const job = (await acme.query<{ parseJob: { markdown: string; pages: { blocks: { lines: { text: string }[] }[] }[] } }>(
+      `query($id: ID!) { parseJob(id: $id) { markdown pages { blocks { lines { text } } } } }`, { id })).data?.parseJob;
+    assert.equal(stdout.trim(), job?.markdown.trim(), 'the markdown on stdout');
+    // eslint-disable-next-line no-control-regex
+    const shown = stderr.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').split('\n');
+    const read = job?.pages[0].blocks.flatMap((b) => b.lines.map((l) => l.text)) ?? [];
+    const start = shown.indexOf(read[0]);
+    assert.ok(start >= 0, 'the first line appears whole');
+    assert.deepEqual(shown.slice(start, start + read.length), read, 'every line whole, in reading order, not interleaved fragments');
+  });
+
+  it('a refused 28 MiB upload gets its status (401 with a wrong key, 413 over the limit), not a broken pipe', async () => {
+    // Node's fetch writes the whole body: a server that answers and closes mid-upload leaves it with EPIPE.
+    const big = new Uint8Array(28 * 1024 * 1024);
+    const wrongKey = await new ApiClient(base, 'not-a-key').upload(CREATE, { input: { file: null } }, ['input', 'file'], big, 'big.png');
+    assert.equal(wrongKey.status, 401);
+    assert.deepEqual(codes(wrongKey), ['UNAUTHENTICATED']);
+    const tooBig = await acme.upload(CREATE, { input: { file: null } }, ['input', 'file'], big, 'big.png');
+    assert.equal(tooBig.status, 413);
+    assert.deepEqual(codes(tooBig), ['UPLOAD_TOO_LARGE']);
+  });
+
   it('needs an API key, and refuses multipart without the CSRF header', async () => {
     const anon = new ApiClient(base);
     const refused = await anon.query('{ engine { stats { forwards } } }');

@@ -66,9 +66,35 @@ function coded(code: string): { propagateOnRejection: false; onReject: ((ctx: Va
 }
 
 /** Refuse without reading the body, and close the connection so the client stops sending it. */
+/**
+ * A refused request still has its body read (and thrown away) before the answer goes out: a client that is
+ * still sending when the server answers and closes gets EPIPE from its socket (Node's fetch reports only "fetch
+ * failed") and never sees the status. Not without bound: past DRAIN_BYTES or DRAIN_MS the answer goes and the
+ * connection is cut.
+ */
+const DRAIN_BYTES = 64 * 1024 * 1024;
+const DRAIN_MS = 15_000;
+
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
-  res.setHeader('connection', 'close');
-  json(res, status, { errors: [{ message, extensions: { code, ...extra } }] });
+  let sent = false;
+  const send = (cut: boolean): void => {
+    if (sent) return;
+    sent = true;
+    clearTimeout(timer);
+    res.setHeader('connection', 'close');
+    json(res, status, { errors: [{ message, extensions: { code, ...extra } }] });
+    if (cut) res.on('finish', () => req.destroy());
+  };
+  let seen = 0;
+  const declared = Number(req.headers['content-length'] ?? 0);
+  const timer = setTimeout(() => send(true), DRAIN_MS);
+  if (declared > DRAIN_BYTES) return send(true);
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > DRAIN_BYTES) send(true);
+  });
+  req.on('end', () => send(false));
+  req.on('error', () => send(true));
   req.resume();
 }
 
