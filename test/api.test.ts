@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { getIntrospectionQuery } from 'graphql';
 import sharp from 'sharp';
 import { printedSchema } from '../schema/print.js';
 import { decodeImage } from '../src/document/decode-image.js';
@@ -310,6 +311,12 @@ describe('the GraphQL API', () => {
     // And the server still serves real work.
     const ok = await finish(acme, await submit(acme, strip, 'after.png'));
     assert.equal(ok.status, 'SUCCEEDED');
+  });
+
+  it('standard introspection (getIntrospectionQuery, as codegen, Postman and GraphiQL send it) passes the limits', async () => {
+    const r = await acme.query<{ __schema: { types: { name: string }[] } }>(getIntrospectionQuery());
+    assert.equal(r.errors, undefined, JSON.stringify(r.errors));
+    assert.ok(r.data?.__schema.types.some((t) => t.name === 'ParseJob'));
   });
 
   it('examples/client.mjs, as the README runs it, shows each line whole and in order, then the markdown', async () => {

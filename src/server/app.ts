@@ -13,7 +13,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { createFetch } from '@whatwg-node/fetch';
-import { type ExecutionArgs, GraphQLError, type GraphQLSchema, type ValidationContext } from 'graphql';
+import { type ExecutionArgs, GraphQLError, type GraphQLSchema, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
@@ -42,7 +42,16 @@ export interface AppDeps {
   report: Reporter;
   /** Readiness beyond "the process is up": the queue answers, the engine is open. */
   ready(): Promise<boolean>;
+  /** GraphiQL's page with its assets inlined (@graphql-yoga/render-graphiql), when SPECULA_GRAPHIQL is set. */
+  renderGraphiQL?: (opts: Record<string, unknown>) => string;
 }
+
+/** Introspection refused at validation, where SPECULA_INTROSPECTION=0. */
+const noIntrospection: Plugin = {
+  onValidate({ addValidationRule }) {
+    addValidationRule(NoSchemaIntrospectionCustomRule);
+  },
+};
 
 export interface App {
   server: Server;
@@ -135,7 +144,9 @@ export function createApp(deps: AppDeps): App {
   const yoga = createYoga<ServerContext, RequestContext>({
     schema: deps.schema,
     graphqlEndpoint: '/graphql',
-    graphiql: false, // its assets come from a CDN; nothing here is fetched at run time
+    // Yoga's own GraphiQL loads its assets from a CDN; the inlined one is served only when asked for.
+    graphiql: Boolean(deps.renderGraphiQL) && { title: 'Specula', headers: JSON.stringify({ authorization: 'Bearer <your key>' }) },
+    ...(deps.renderGraphiQL ? { renderGraphiQL: deps.renderGraphiQL } : {}),
     landingPage: false,
     logging: logger,
     fetchAPI: createFetch({ formDataLimits: { fileSize: config.limits.uploadBytes, files: 1, fieldSize: config.limits.uploadBytes * 2, fields: 8 } }),
@@ -143,8 +154,10 @@ export function createApp(deps: AppDeps): App {
     plugins: [
       useCSRFPrevention({ requestHeaders: [CSRF_HEADER] }),
       maxTokensPlugin({ n: 5000 }),
-      maxDepthPlugin({ n: config.limits.depth, ignoreIntrospection: false, flattenFragments: true, ...coded('QUERY_TOO_DEEP') }),
+      // Introspection is deep by nature (getIntrospectionQuery nests 15 levels) and bounded by the schema itself.
+      maxDepthPlugin({ n: config.limits.depth, ignoreIntrospection: true, flattenFragments: true, ...coded('QUERY_TOO_DEEP') }),
       maxAliasesPlugin({ n: 20, ...coded('QUERY_TOO_COMPLEX') }),
+      ...(config.introspection ? [] : [noIntrospection]),
       logOperations,
     ],
     maskedErrors: {
@@ -183,6 +196,11 @@ export function createApp(deps: AppDeps): App {
           json(res, 500, { error: 'metrics unavailable' });
         },
       );
+      return;
+    }
+    // GraphiQL's page itself holds no data: a browser gets it without a key (its queries carry the key it is given).
+    if (path === yoga.graphqlEndpoint && deps.renderGraphiQL && req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')) {
+      void yoga.handle(req, res);
       return;
     }
     if (path === yoga.graphqlEndpoint) {

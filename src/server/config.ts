@@ -36,6 +36,10 @@ const EnvSchema = z.object({
   SPECULA_MAX_DEPTH: int(12),
   SPECULA_MAX_COMPLEXITY: int(20000),
   SPECULA_URL_INPUT: flag,
+  /** Schema introspection (codegen, Postman, GraphiQL load the schema by it); 0 turns it off. */
+  SPECULA_INTROSPECTION: z.enum(['0', '1', 'true', 'false', '']).default('1').transform((v) => v !== '0' && v !== 'false'),
+  /** GraphiQL at /graphql for a browser (its assets served from the package, nothing from a CDN). */
+  SPECULA_GRAPHIQL: flag,
   SPECULA_URL_TIMEOUT_MS: int(15_000),
   SPECULA_REDIS_URL: z.string().optional(),
   SPECULA_REDIS_PREFIX: z.string().regex(/^[\w.-]+$/).default('specula'),
@@ -76,6 +80,8 @@ export interface ServerConfig {
     complexity: number;
   };
   urlInput: { enabled: boolean; timeoutMs: number };
+  introspection: boolean;
+  graphiql: boolean;
   sentryDsn?: string;
   logLevel: string;
   role: 'all' | 'api' | 'worker';
@@ -126,6 +132,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
       complexity: e.SPECULA_MAX_COMPLEXITY,
     },
     urlInput: { enabled: e.SPECULA_URL_INPUT, timeoutMs: e.SPECULA_URL_TIMEOUT_MS },
+    introspection: e.SPECULA_INTROSPECTION,
+    graphiql: e.SPECULA_GRAPHIQL,
     sentryDsn: e.SENTRY_DSN || undefined,
     logLevel: e.LOG_LEVEL,
     role: e.SPECULA_ROLE,
