@@ -61,6 +61,33 @@ describe('documents open as pages, sniffed by their bytes', () => {
   });
 
   it('a corrupt PDF is CORRUPT_PDF', () => refused(openSource(Buffer.from('%PDF-1.7\nnot really a pdf\n'), 'broken.pdf'), 'CORRUPT_PDF', 'broken.pdf'));
+  it('a PDF cut in half (its pages\' objects lost) is CORRUPT_PDF when read, not a blank success', async () => {
+    const pdf = pdfOfImages([sample, sample]);
+    const cut = pdf.subarray(0, Math.floor(pdf.length / 2));
+    const src = await openSource(cut, 'cut.pdf');
+    try {
+      await refused(src.render(src.pages[0]), 'CORRUPT_PDF', 'cut.pdf');
+    } finally {
+      src.close();
+    }
+    // A whole PDF's blank pages are just blank.
+    const blank = await openSource(blankPdf(2), 'blank.pdf');
+    try {
+      assert.ok((await blank.render(0)).data.every((v) => v >= 128));
+    } finally {
+      blank.close();
+    }
+  });
+  it('a JPEG whose scan data is random is CORRUPT_IMAGE, not noise read as a page', async () => {
+    const jpeg = Buffer.from(await sharp(sample).jpeg().toBuffer());
+    // Keep the headers and tables (the first 700 bytes) and the end marker; randomise the entropy-coded data.
+    let x = 12345;
+    for (let i = 700; i < jpeg.length - 100; i++) {
+      x = (x * 1103515245 + 12345) & 0x7fffffff;
+      jpeg[i] = x >> 16;
+    }
+    await refused(decodeImage(jpeg, 'noise.jpg'), 'CORRUPT_IMAGE', 'noise.jpg');
+  });
   it('an encrypted PDF is ENCRYPTED_PDF', () => refused(openSource(pdfOfImages([sample], { encrypt: true }), 'locked.pdf'), 'ENCRYPTED_PDF', 'locked.pdf'));
   it('a PDF without pages is EMPTY_DOCUMENT', () => refused(openSource(emptyPdf(), 'empty.pdf'), 'EMPTY_DOCUMENT', 'empty.pdf'));
   it('a 10,000-page PDF is refused whole, and read when ranged', async () => {

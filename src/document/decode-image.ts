@@ -43,7 +43,9 @@ export async function decodeImage(bytes: Uint8Array, file: string, limits: Image
   }
   if (w < 8 || h < 8) throw new DocumentError('IMAGE_TOO_SMALL', file, `${w}x${h} is too small to hold text`);
   try {
-    const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'error', ...which })
+    // failOn 'warning': random bytes in a JPEG's scan data are only a warning to libjpeg ("Corrupt JPEG data"); at
+    // 'error' such a file decoded to noise and its job "succeeded" with nothing read.
+    const { data, info } = await sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'warning', ...which })
       .rotate()
       .flatten({ background: '#ffffff' })
       .grayscale()

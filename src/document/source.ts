@@ -31,9 +31,15 @@ export interface DocumentSource {
   close(): void;
 }
 
-// mupdf reports repairs of damaged files as warnings on the console; a damaged file that still opens is the
-// reader's business, and one that does not becomes a typed error below, so the chatter is dropped.
-mupdf.setLog({ error: () => undefined, warning: () => undefined });
+// mupdf reports repairs of damaged files and missing objects on its log, not as exceptions: a PDF cut short opens
+// (repaired) and its pages render blank. The log is kept off the console and read after each call: a page that
+// comes out blank from a damaged file is a CORRUPT_PDF, not an empty success. (mupdf's calls are synchronous, so
+// the messages after a call are that call's.)
+const mupdfLog: string[] = [];
+mupdf.setLog({ error: (m: string) => void mupdfLog.push(m), warning: (m: string) => void mupdfLog.push(m) });
+function drainLog(): string[] {
+  return mupdfLog.splice(0, mupdfLog.length);
+}
 
 function pickPages(pageCount: number, range: string | undefined, file: string, limits: SourceLimits): number[] {
   if (pageCount === 0) throw new DocumentError('EMPTY_DOCUMENT', file, 'the document has no pages');
@@ -52,9 +58,11 @@ function pickPages(pageCount: number, range: string | undefined, file: string, l
 
 function openPdf(bytes: Uint8Array, file: string, range: string | undefined, limits: SourceLimits): DocumentSource {
   let doc: mupdf.Document;
+  drainLog();
   try {
     doc = mupdf.Document.openDocument(bytes, 'application/pdf');
   } catch (e) {
+    drainLog();
     throw new DocumentError('CORRUPT_PDF', file, `the PDF cannot be opened (${(e as Error).message})`);
   }
   // The document lives in WebAssembly memory, which the garbage collector does not see: free it on every way out.
@@ -69,9 +77,12 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
     }
     pages = pickPages(pageCount, range, file, limits);
   } catch (e) {
+    drainLog();
     doc.destroy();
     throw e;
   }
+  /** What mupdf said while opening it: a repaired cross-reference table, missing objects. */
+  const damage = drainLog().filter((m) => /repair|missing|cannot find|broken|format error/i.test(m));
   let closed = false;
   const texts = new Map<number, string | null>();
   const load = (i: number): mupdf.Page => {
@@ -91,12 +102,20 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
       closed = true;
     },
     async render(i: number): Promise<GrayPage> {
+      drainLog();
       const page = load(i);
+      let out: GrayPage;
       try {
-        return renderPage(page, i);
+        out = renderPage(page, i);
       } finally {
         page.destroy(); // WASM memory: a long PDF must not keep every page it has shown
       }
+      const said = drainLog();
+      // A blank page is a blank page, unless mupdf had to patch the file or the page up to draw it.
+      if ((damage.length || said.length) && !out.data.some((v) => v < 128)) {
+        throw new DocumentError('CORRUPT_PDF', file, `page ${i} is damaged and renders blank (mupdf: ${[...damage, ...said][0]})`);
+      }
+      return out;
     },
     textLayer(i: number): string | null {
       if (!texts.has(i)) {
