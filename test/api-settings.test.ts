@@ -27,6 +27,37 @@ describe('server settings: GraphiQL when asked, introspection switchable off', (
     assert.doesNotMatch(html, /<link[^>]+href="https?:\/\//, 'no stylesheet from another host');
   });
 
+  it('one upload limit (SPECULA_MAX_UPLOAD_BYTES, 25 MiB here) and one code, UPLOAD_TOO_LARGE, on every transport', async () => {
+    const client = new ApiClient(base, 'k1');
+    const CREATE = 'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }';
+    // 26,000,000 bytes: over yoga's default 25,000,000-byte body limit, under 25 MiB.
+    const under = new Uint8Array(26_000_000);
+    const up = await client.upload<{ createParseJob: { id: string } }>(CREATE, { input: { file: null } }, ['input', 'file'], under, 'under.png');
+    assert.equal(up.errors, undefined, JSON.stringify(up.errors));
+    const b64 = await client.query(CREATE, { input: { base64: Buffer.alloc(20_000_000, 7).toString('base64') } });
+    assert.equal(b64.errors, undefined, 'base64 of 20 MB (26.7 MB of JSON) is within the limit');
+    const over = new Uint8Array(30 * 1024 * 1024);
+    const declared = await client.upload(CREATE, { input: { file: null } }, ['input', 'file'], over, 'over.png');
+    assert.equal(declared.status, 413);
+    assert.deepEqual(codes(declared), ['UPLOAD_TOO_LARGE']);
+    // The same upload streamed with no Content-Length (chunked): refused while it streams, with the same code.
+    const form = new FormData();
+    form.set('operations', JSON.stringify({ query: CREATE, variables: { input: { file: null } } }));
+    form.set('map', JSON.stringify({ 0: ['variables.input.file'] }));
+    form.set('0', new Blob([over]), 'over.png');
+    const packed = new Response(form);
+    const streamed = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k1', 'x-graphql-yoga-csrf': '1', 'content-type': packed.headers.get('content-type') as string },
+      body: packed.body,
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(streamed.status, 413);
+    assert.deepEqual((await streamed.json() as { errors: { extensions: { code: string } }[] }).errors.map((e) => e.extensions.code), ['UPLOAD_TOO_LARGE']);
+    const b64Over = await client.query(CREATE, { input: { base64: Buffer.alloc(27 * 1024 * 1024, 7).toString('base64') } });
+    assert.deepEqual(codes(b64Over), ['UPLOAD_TOO_LARGE']);
+  });
+
   it('SPECULA_INTROSPECTION=0 refuses introspection; ordinary queries still run', async () => {
     const client = new ApiClient(base, 'k1');
     const r = await client.query(getIntrospectionQuery());

@@ -46,6 +46,16 @@ export interface AppDeps {
   renderGraphiQL?: (opts: Record<string, unknown>) => string;
 }
 
+/**
+ * Yoga's own ways of saying a body is too big, whichever part noticed: its body-size limit, the multipart
+ * parser's file limit, or a streamed multipart body cut off by the size limit mid-part.
+ */
+function tooLarge(error: unknown): boolean {
+  if (!(error instanceof GraphQLError)) return false;
+  const code = error.extensions?.code;
+  return code === 'REQUEST_ENTITY_TOO_LARGE' || (code === 'BAD_REQUEST' && /too large|size limit/i.test(error.message));
+}
+
 /** Introspection refused at validation, where SPECULA_INTROSPECTION=0. */
 const noIntrospection: Plugin = {
   onValidate({ addValidationRule }) {
@@ -160,8 +170,16 @@ export function createApp(deps: AppDeps): App {
       ...(config.introspection ? [] : [noIntrospection]),
       logOperations,
     ],
+    // One limit for every transport (multipart, base64 in JSON, streamed without a length): ours, not yoga's
+    // default 25,000,000 bytes, which sat under the documented 25 MiB and could not be raised.
+    maxRequestBodySize: base64Limit,
     maskedErrors: {
       maskError(error, message) {
+        if (tooLarge(error)) {
+          return new GraphQLError(`the request is over the limit: documents are limited to ${config.limits.uploadBytes} bytes`, {
+            extensions: { code: 'UPLOAD_TOO_LARGE', limit: config.limits.uploadBytes, http: { status: 413 } },
+          });
+        }
         const original = error instanceof GraphQLError ? error.originalError : error;
         // Ours (typed, with a code), GraphQL's own validation errors, and the guards' errors pass through.
         if (error instanceof GraphQLError && (!original || original instanceof GraphQLError)) return error;
