@@ -7,12 +7,21 @@ import type { Logger } from './logger.js';
 
 export type Reporter = (error: unknown, extra?: Record<string, string>) => void;
 
-/** @sentry/node, once a DSN turned it on: it is imported only then (it takes about half a second to load). */
+/**
+ * @sentry/node, once a DSN turned it on: it is imported only then (it takes about half a second to load), and it
+ * is an optional dependency (58 MB installed), so `npm install --omit=optional` leaves it out of an image that
+ * reports nowhere.
+ */
 let sentry: typeof import('@sentry/node') | null = null;
 
 export async function createReporter(dsn: string | undefined, logger: Logger): Promise<Reporter> {
   if (dsn) {
-    const Sentry = (sentry ??= await import('@sentry/node'));
+    try {
+      sentry ??= await import('@sentry/node');
+    } catch (e) {
+      throw new Error(`SENTRY_DSN is set but @sentry/node cannot be loaded (installed with --omit=optional?): ${(e as Error).message}`);
+    }
+    const Sentry = sentry;
     // No request bodies (documents, reference text) and no user data leave with an event.
     Sentry.init({ dsn, tracesSampleRate: 0.1, dataCollection: { httpBodies: [], userInfo: false, cookies: false } });
     setSpanRunner((name, run) => Sentry.startSpan({ name, op: 'graphql.resolve' }, run));
