@@ -82,6 +82,11 @@ const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
     formats: t.field({ type: [OutputFormatEnum], required: false, description: 'Whole-document renderings to keep; all when absent.' }),
     dropHeadersFooters: t.boolean({ required: false, description: 'Leave running headers, footers and page numbers out of the markdown.' }),
     decoding: t.field({ type: DecodingInput, required: false }),
+    idempotencyKey: t.string({
+      required: false,
+      description: 'Any string of yours (a UUID): a retry with the same key (after a timeout, or STORE_UNAVAILABLE) returns the job the key first made instead of making another. Kept as long as finished jobs are.',
+      validate: { minLength: 1, maxLength: 200 },
+    }),
   }),
 });
 

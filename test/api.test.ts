@@ -313,6 +313,17 @@ describe('the GraphQL API', () => {
     assert.equal(ok.status, 'SUCCEEDED');
   });
 
+  it('an idempotency key makes a retried create return the first job; keys are per tenant', async () => {
+    const key = `k-${Date.now()}`;
+    const a = await submit(acme, strip, 'idem.png', { idempotencyKey: key });
+    const b = await submit(acme, strip, 'idem.png', { idempotencyKey: key });
+    assert.equal(b, a);
+    assert.notEqual(await submit(acme, strip, 'idem.png', { idempotencyKey: `${key}-2` }), a);
+    assert.notEqual(await submit(globex, strip, 'idem.png', { idempotencyKey: key }), a, 'another tenant\'s key is its own');
+    const long = await acme.query(CREATE, { input: { base64: strip.toString('base64'), idempotencyKey: 'x'.repeat(201) } });
+    assert.deepEqual(codes(long), ['BAD_USER_INPUT']);
+  });
+
   it('standard introspection (getIntrospectionQuery, as codegen, Postman and GraphiQL send it) passes the limits', async () => {
     const r = await acme.query<{ __schema: { types: { name: string }[] } }>(getIntrospectionQuery());
     assert.equal(r.errors, undefined, JSON.stringify(r.errors));

@@ -10,6 +10,7 @@ import type { JobBackends } from './jobs.js';
 import { MemoryEventLog } from './memory-event-log.js';
 import { MemoryJobQueue } from './memory-queue.js';
 import { MemoryJobStore } from './memory-store.js';
+import { FAIL_FAST, type RedisStateReport, watchRedis } from './redis-connection.js';
 
 export interface BackendSettings {
   redisUrl?: string;
@@ -23,6 +24,14 @@ export interface BackendSettings {
   lockMs: number;
   shutdownGraceMs?: number;
   prefix?: string;
+  /**
+   * An API process: a Redis command fails within about STORE_TIMEOUT_MS instead of waiting for Redis to come
+   * back, so a request gets STORE_UNAVAILABLE, not a hang (and a job the client gave up on is not created later).
+   * A worker waits: its jobs go on where they were when Redis returns.
+   */
+  failFast?: boolean;
+  /** Redis connection trouble, once per outage per connection (and when it is back), for the JSON log. */
+  onRedisState?: RedisStateReport;
 }
 
 export interface Backends extends JobBackends {
@@ -70,10 +79,36 @@ export async function createBackends(s: BackendSettings): Promise<Backends> {
     import('./redis-event-log.js'),
     import('./redis-store.js'),
   ]);
-  // ioredis reconnects on its own; commands issued meanwhile wait (no per-request retry cap) instead of failing.
-  const redis = new Redis(s.redisUrl, { maxRetriesPerRequest: null });
+  // ioredis reconnects on its own. A worker's commands wait meanwhile (no per-request retry cap); an API's fail:
+  // not queued while Redis is unreachable, and timed out when it is reachable but does not answer (frozen).
+  const options = s.failFast ? FAIL_FAST : { maxRetriesPerRequest: null };
+  const redis = new Redis(s.redisUrl, options);
   const subscriber = new Redis(s.redisUrl, { maxRetriesPerRequest: null });
-  const queue = new BullJobQueue({ url: s.redisUrl, prefix: s.prefix, attempts: s.jobAttempts, tenantConcurrency: s.tenantConcurrency, tenantRatePerMinute: s.tenantRatePerMinute, lockMs: s.lockMs, retentionSeconds: s.retentionSeconds, ...(s.shutdownGraceMs !== undefined ? { shutdownGraceMs: s.shutdownGraceMs } : {}) });
+  watchRedis(redis, 'store', s.onRedisState);
+  watchRedis(subscriber, 'events', s.onRedisState);
+  // Without an offline queue, a command sent before the first connection is up fails: wait for it (a while).
+  if (s.failFast && redis.status !== 'ready') {
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, 10_000);
+      redis.once('ready', done);
+    });
+  }
+  const queue = new BullJobQueue({
+    url: s.redisUrl,
+    prefix: s.prefix,
+    attempts: s.jobAttempts,
+    tenantConcurrency: s.tenantConcurrency,
+    tenantRatePerMinute: s.tenantRatePerMinute,
+    lockMs: s.lockMs,
+    retentionSeconds: s.retentionSeconds,
+    ...(s.shutdownGraceMs !== undefined ? { shutdownGraceMs: s.shutdownGraceMs } : {}),
+    ...(s.failFast ? { failFast: true } : {}),
+    ...(s.onRedisState ? { onRedisState: s.onRedisState } : {}),
+  });
   return {
     mode: 'redis',
     store: new RedisJobStore(redis, { prefix: s.prefix, retentionSeconds: s.retentionSeconds }),
@@ -81,10 +116,11 @@ export async function createBackends(s: BackendSettings): Promise<Backends> {
     events: new RedisEventLog(redis, subscriber, { prefix: s.prefix, retentionSeconds: s.retentionSeconds }),
     blobs: new RedisBlobStore(redis, { prefix: s.prefix, maxBytes: s.redisBlobMaxBytes, ttlSeconds: s.retentionSeconds }),
     fleet: new RedisFleet(redis, { prefix: s.prefix, ttlSeconds: 10 }),
-    ping: async () => (await redis.ping()) === 'PONG',
+    ping: async () => (await redis.ping()) === 'PONG', // fails fast in an API process
     close: async () => {
       subscriber.disconnect();
       redis.disconnect();
     },
   };
 }
+

@@ -8,6 +8,7 @@
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type JobHandler, type JobQueue, WorkerStopping } from './queue.js';
+import { FAIL_FAST, type RedisStateReport, watchRedis } from './redis-connection.js';
 
 // KEYS: the tenant's running set (member = job id, score = lease expiry ms), the tenant's recent starts (member =
 // job id, score = start ms). ARGV: now, lease until, concurrency limit, job id, starts allowed per window (0 = no
@@ -49,6 +50,9 @@ export interface BullQueueOptions {
   rateLimit?: { max: number; durationMs: number };
   /** On close, how long running jobs may go on before they are handed back to the queue (default 30 s). */
   shutdownGraceMs?: number;
+  /** An API process: adding a job fails at once while Redis is gone (see redis-connection.ts). */
+  failFast?: boolean;
+  onRedisState?: RedisStateReport;
 }
 
 interface Payload {
@@ -69,8 +73,15 @@ export class BullJobQueue implements JobQueue {
   constructor(private readonly opts: BullQueueOptions) {
     this.p = opts.prefix ?? 'specula';
     this.redis = new Redis(opts.url, { maxRetriesPerRequest: null });
+    watchRedis(this.redis, 'queue', opts.onRedisState);
     this.redis.defineCommand('speculaLease', { numberOfKeys: 2, lua: LEASE });
-    this.queue = new Queue<Payload>(QUEUE, { connection: this.connection(), prefix: `${this.p}:bull` });
+    // An API process adds jobs and must not wait on a Redis that is gone (BullMQ's advice for producers:
+    // no offline queue); a worker's connections wait, as BullMQ's blocking commands need.
+    this.queue = new Queue<Payload>(QUEUE, {
+      connection: opts.failFast ? { url: opts.url, ...FAIL_FAST } : this.connection(),
+      prefix: `${this.p}:bull`,
+    });
+    this.queue.on('error', (e: Error) => opts.onRedisState?.('queue', 'down', e));
   }
 
   private connection(): { url: string; maxRetriesPerRequest: null } {
@@ -101,6 +112,7 @@ export class BullJobQueue implements JobQueue {
   process(handler: JobHandler, concurrency: number): void {
     const lockMs = this.opts.lockMs ?? 30_000;
     this.cancelListener = new Redis(this.opts.url, { maxRetriesPerRequest: null });
+    watchRedis(this.cancelListener, 'cancel', this.opts.onRedisState);
     void this.cancelListener.subscribe(this.cancelChannel());
     this.cancelListener.on('message', (_channel: string, jobId: string) => this.running.get(jobId)?.abort());
     this.worker = new Worker<Payload>(QUEUE, async (job: Job<Payload>, token?: string) => {

@@ -2,6 +2,7 @@
  * What the API may do with jobs, tenant-scoped throughout: submit bytes, read, list, cancel, and follow a job's
  * events. It knows the store, the queue, the blobs and the event log, and nothing of how a document is read.
  */
+import { randomUUID } from 'node:crypto';
 import type { BlobStore } from './blob-store.js';
 import type { EventLog, Sequenced } from './events.js';
 import { FINISHED, type JobInput, type JobRecord } from './job.js';
@@ -21,11 +22,21 @@ export interface JobBackends {
 export class Jobs {
   constructor(readonly backends: JobBackends) {}
 
-  /** Store the bytes first, then the job becomes visible to workers. */
-  async submit(tenant: string, input: JobInput, bytes: Uint8Array): Promise<JobRecord> {
+  /**
+   * Store the bytes first, then the job becomes visible to workers. With an idempotency key, a retry (the
+   * client never heard back: a timeout, a store outage) returns the job the key first made instead of another;
+   * a first try that claimed the key but did not get as far as creating its job is created now, under its id.
+   */
+  async submit(tenant: string, input: JobInput, bytes: Uint8Array, idempotencyKey?: string): Promise<JobRecord> {
     const { store, blobs, queue } = this.backends;
     if (!tenant) throw new Error('a job needs a tenant'); // the API refuses keyless requests before this
-    const job = await store.create(tenant, input);
+    let id: string | undefined;
+    if (idempotencyKey) {
+      id = await store.claimKey(tenant, idempotencyKey, randomUUID());
+      const first = await store.get(tenant, id);
+      if (first) return first;
+    }
+    const job = await store.create(tenant, input, id);
     try {
       await blobs.put(job.id, bytes);
       await queue.enqueue(job.id, { tenant });

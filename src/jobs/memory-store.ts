@@ -6,10 +6,17 @@ import type { JobPage, JobPatch, JobStore } from './store.js';
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, JobRecord>();
   private readonly order: string[] = []; // creation order
+  private readonly keys = new Map<string, string>(); // tenant + idempotency key -> job id
 
-  async create(tenant: string, input: JobInput): Promise<JobRecord> {
+  async claimKey(tenant: string, key: string, id: string): Promise<string> {
+    const k = `${tenant}\u0000${key}`;
+    if (!this.keys.has(k)) this.keys.set(k, id);
+    return this.keys.get(k) as string;
+  }
+
+  async create(tenant: string, input: JobInput, id: string = randomUUID()): Promise<JobRecord> {
     const now = new Date().toISOString();
-    const job: JobRecord = { id: randomUUID(), tenant, status: 'queued', createdAt: now, updatedAt: now, input, progress: { pagesDone: 0, pagesTotal: 0 } };
+    const job: JobRecord = { id, tenant, status: 'queued', createdAt: now, updatedAt: now, input, progress: { pagesDone: 0, pagesTotal: 0 } };
     this.jobs.set(job.id, job);
     this.order.push(job.id);
     return structuredClone(job);

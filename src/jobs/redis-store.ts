@@ -5,7 +5,7 @@
  * set of its unfinished ones. Finished jobs expire after the retention period; index entries of expired jobs
  * are dropped when a listing meets them.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { FINISHED, type JobInput, type JobRecord, type JobStatus } from './job.js';
 import type { JobPage, JobPatch, JobStore } from './store.js';
@@ -64,9 +64,16 @@ export class RedisJobStore implements JobStore {
     return rec as unknown as JobRecord;
   }
 
-  async create(tenant: string, input: JobInput): Promise<JobRecord> {
+  async claimKey(tenant: string, key: string, id: string): Promise<string> {
+    // Hashed: a client's key may be long or hold anything; the claim is the tenant's alone.
+    const k = `${this.p}:tenant:${tenant}:idempotency:${createHash('sha256').update(key).digest('hex')}`;
+    const set = await this.redis.set(k, id, 'EX', this.opts.retentionSeconds, 'NX');
+    return set === 'OK' ? id : ((await this.redis.get(k)) ?? id);
+  }
+
+  async create(tenant: string, input: JobInput, id: string = randomUUID()): Promise<JobRecord> {
     const now = new Date().toISOString();
-    const job: JobRecord = { id: randomUUID(), tenant, status: 'queued', createdAt: now, updatedAt: now, input, progress: { pagesDone: 0, pagesTotal: 0 } };
+    const job: JobRecord = { id, tenant, status: 'queued', createdAt: now, updatedAt: now, input, progress: { pagesDone: 0, pagesTotal: 0 } };
     const order = await this.redis.incr(`${this.p}:job-order`);
     await this.redis.multi()
       .hset(this.jobKey(job.id), ...RedisJobStore.encode(job), 'order', String(order))
@@ -89,6 +96,8 @@ export class RedisJobStore implements JobStore {
     const pipe = this.redis.pipeline();
     for (const id of ids) pipe.hgetall(this.jobKey(id));
     const res = (await pipe.exec()) ?? [];
+    // A pipeline reports each command's failure in its entry, not by rejecting: a timed-out read is not a missing job.
+    for (const [err] of res) if (err) throw err;
     return res.map(([, h]) => {
       const job = RedisJobStore.decode((h ?? {}) as Record<string, string>);
       return job && job.tenant === tenant ? job : null;

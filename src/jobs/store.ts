@@ -11,7 +11,13 @@ export interface JobPage {
 }
 
 export interface JobStore {
-  create(tenant: string, input: JobInput): Promise<JobRecord>;
+  /** A new queued job; `id` when the caller has one already (an idempotency key's claim), else a fresh one. */
+  create(tenant: string, input: JobInput, id?: string): Promise<JobRecord>;
+  /**
+   * Claim an idempotency key for a job id, atomically: the id that holds the key afterwards (this one when the
+   * key was free, the first claimant's otherwise). Claims last as long as finished jobs are kept.
+   */
+  claimKey(tenant: string, key: string, id: string): Promise<string>;
   get(tenant: string, id: string): Promise<JobRecord | null>;
   /** Jobs of this tenant not yet finished (queued or running), for the per-tenant cap. */
   countActive(tenant: string): Promise<number>;

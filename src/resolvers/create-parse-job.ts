@@ -28,6 +28,7 @@ export interface CreateParseJobArgs {
   formats?: OutputFormat[] | null;
   dropHeadersFooters?: boolean | null;
   decoding?: DecodingArgs | null;
+  idempotencyKey?: string | null;
 }
 
 const PAGE_RANGE = /^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/;
@@ -104,5 +105,5 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: RequestConte
     ...(args.formats?.length ? { formats: [...new Set(args.formats)] } : {}),
     ...(decoding ? { decoding } : {}),
     ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
-  }, bytes);
+  }, bytes, args.idempotencyKey ?? undefined);
 }

@@ -56,6 +56,13 @@ function tooLarge(error: unknown): boolean {
   return code === 'REQUEST_ENTITY_TOO_LARGE' || (code === 'BAD_REQUEST' && /too large|size limit/i.test(error.message));
 }
 
+/** ioredis's ways of saying Redis is not there (an API process fails fast: see jobs/redis-connection.ts). */
+function storeDown(error: unknown): boolean {
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  if (!(original instanceof Error)) return false;
+  return original.name === 'MaxRetriesPerRequestError' || /enableOfflineQueue|Command timed out|Connection is closed|Stream isn't writeable|ECONNREFUSED/.test(original.message);
+}
+
 /** Introspection refused at validation, where SPECULA_INTROSPECTION=0. */
 const noIntrospection: Plugin = {
   onValidate({ addValidationRule }) {
@@ -92,6 +99,8 @@ function coded(code: string): { propagateOnRejection: false; onReject: ((ctx: Va
  * connection is cut.
  */
 const DRAIN_BYTES = 64 * 1024 * 1024;
+/** /readyz answers 503 when readiness takes longer than this. */
+const READY_MS = 2000;
 const DRAIN_MS = 15_000;
 
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
@@ -175,6 +184,10 @@ export function createApp(deps: AppDeps): App {
     maxRequestBodySize: base64Limit,
     maskedErrors: {
       maskError(error, message) {
+        if (storeDown(error)) {
+          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'a request needed the job store and it did not answer');
+          return new GraphQLError('the job store (Redis) is not answering; try again shortly', { extensions: { code: 'STORE_UNAVAILABLE', http: { status: 503 } } });
+        }
         if (tooLarge(error)) {
           return new GraphQLError(`the request is over the limit: documents are limited to ${config.limits.uploadBytes} bytes`, {
             extensions: { code: 'UPLOAD_TOO_LARGE', limit: config.limits.uploadBytes, http: { status: 413 } },
@@ -197,7 +210,8 @@ export function createApp(deps: AppDeps): App {
     if (servePlayground(path, res)) return;
     if (path === '/readyz') {
       if (closing) return json(res, 503, { status: 'shutting down' });
-      deps.ready().then(
+      // A frozen Redis must not freeze readiness: no answer within READY_MS is "not ready".
+      Promise.race([deps.ready(), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), READY_MS).unref())]).then(
         (ok) => json(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' }),
         () => json(res, 503, { status: 'not ready' }),
       );

@@ -99,6 +99,11 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     tenantRatePerMinute: config.tenantRatePerMinute,
     lockMs: config.lockMs,
     shutdownGraceMs: config.shutdownGraceMs,
+    failFast: role === 'api',
+    onRedisState: (connection, state, err) => {
+      if (state === 'down') logger.warn({ connection, err: err?.message }, 'redis unreachable: requests that need it answer STORE_UNAVAILABLE until it is back');
+      else logger.info({ connection }, 'redis reachable again');
+    },
   });
   const backends: Backends = { ...made, ...opts.backends };
   const jobs = new Jobs(backends);
