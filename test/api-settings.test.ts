@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { getIntrospectionQuery } from 'graphql';
 import { configFromEnv } from '../src/server/config.js';
 import { type RunningServer, startServer } from '../src/server/start.js';
 import { ApiClient, codes } from './helpers/api-client.js';
+import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
-describe('server settings: GraphiQL when asked, introspection switchable off', () => {
+describe('the server'''s settings and its shutdown: GraphiQL when asked, introspection switchable off, one upload limit, SSE ended cleanly', () => {
   let server: RunningServer;
   let base: string;
   before(async () => {
@@ -56,6 +58,33 @@ describe('server settings: GraphiQL when asked, introspection switchable off', (
     assert.deepEqual((await streamed.json() as { errors: { extensions: { code: string } }[] }).errors.map((e) => e.extensions.code), ['UPLOAD_TOO_LARGE']);
     const b64Over = await client.query(CREATE, { input: { base64: Buffer.alloc(27 * 1024 * 1024, 7).toString('base64') } });
     assert.deepEqual(codes(b64Over), ['UPLOAD_TOO_LARGE']);
+  });
+
+  it('a graceful shutdown ends an SSE subscription cleanly (its "complete" event), not with a cut socket', async () => {
+    const own = await startServer(configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'acme:k1', LOG_LEVEL: 'silent' }));
+    const url = `http://127.0.0.1:${own.port}/graphql`;
+    const created = await new ApiClient(`http://127.0.0.1:${own.port}`, 'k1').query<{ createParseJob: { id: string } }>(
+      'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }',
+      { input: { base64: readFileSync(SAMPLE_PAGE).toString('base64') } },
+    );
+    const id = created.data?.createParseJob.id as string;
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k1', 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription($id: ID!) { parseJobEvents(id: $id) { __typename } }', variables: { id } }),
+    });
+    assert.equal(res.status, 200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read(); // the stream is open
+    const closing = own.close();
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read(); // rejects if the socket is cut
+      if (done) break;
+      text += Buffer.from(value).toString('utf8');
+    }
+    await closing;
+    assert.match(text, /event: complete/);
   });
 
   it('SPECULA_INTROSPECTION=0 refuses introspection; ordinary queries still run', async () => {

@@ -71,4 +71,6 @@ export interface RequestContext {
   fetchUrl: UrlFetcher | null;
   /** Unexpected errors go here (Sentry when configured), with what identifies the request. */
   report(error: unknown, extra?: Record<string, string>): void;
+  /** Aborted when the server shuts down: subscriptions end there, cleanly, rather than have their sockets cut. */
+  shutdown?: AbortSignal;
 }

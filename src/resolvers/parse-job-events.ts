@@ -32,7 +32,7 @@ export async function subscribeParseJobEvents(id: string, after: number | null |
   // Check ownership before the stream starts, so a stranger's subscription fails as a plain error.
   if (!(await ctx.jobs.get(tenant, id))) throw apiError('NOT_FOUND', `no parse job with id "${id}"`);
   return abortable(async (signal) => {
-    const events = await ctx.jobs.events(tenant, id, from, signal);
+    const events = await ctx.jobs.events(tenant, id, from, ctx.shutdown ? AbortSignal.any([signal, ctx.shutdown]) : signal);
     if (!events) throw apiError('NOT_FOUND', `no parse job with id "${id}"`);
     return events;
   });

@@ -91,7 +91,6 @@ function coded(code: string): { propagateOnRejection: false; onReject: ((ctx: Va
   };
 }
 
-/** Refuse without reading the body, and close the connection so the client stops sending it. */
 /**
  * A refused request still has its body read (and thrown away) before the answer goes out: a client that is
  * still sending when the server answers and closes gets EPIPE from its socket (Node's fetch reports only "fetch
@@ -134,6 +133,9 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 export function createApp(deps: AppDeps): App {
   const { config, keys, logger, report } = deps;
   let closing = false;
+  // Shutting down ends every subscription's stream (SSE gets its "complete" event) before connections are cut.
+  const shutdown = new AbortController();
+  const streams = new Set<ServerResponse>();
   // A base64 document is 4/3 of its bytes; the rest of the request is small.
   const base64Limit = Math.ceil((config.limits.uploadBytes * 4) / 3) + MULTIPART_OVERHEAD;
 
@@ -145,6 +147,7 @@ export function createApp(deps: AppDeps): App {
     limits: { uploadBytes: config.limits.uploadBytes, pages: config.limits.pages, activeJobs: config.limits.activeJobs, depth: config.limits.depth, complexity: config.limits.complexity },
     fetchUrl: deps.fetchUrl,
     report,
+    shutdown: shutdown.signal,
   });
 
   const logOperations: Plugin = {
@@ -254,6 +257,10 @@ export function createApp(deps: AppDeps): App {
         return refuse(req, res, 411, 'BAD_USER_INPUT', 'send a Content-Length with the request body (only multipart uploads may stream)');
       }
     }
+    if ((req.headers.accept ?? '').includes('text/event-stream')) {
+      streams.add(res);
+      res.once('close', () => streams.delete(res));
+    }
     void yoga.handle(req, res);
   });
 
@@ -302,6 +309,10 @@ export function createApp(deps: AppDeps): App {
       }),
     close: async () => {
       closing = true;
+      shutdown.abort();
+      // The SSE streams end themselves once their subscriptions do; a stuck one is cut after a moment.
+      const deadline = Date.now() + 2000;
+      while (streams.size && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await ws.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       server.closeAllConnections();
