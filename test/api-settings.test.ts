@@ -7,7 +7,7 @@ import { type RunningServer, startServer } from '../src/server/start.js';
 import { ApiClient, codes } from './helpers/api-client.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
-describe('the server'''s settings and its shutdown: GraphiQL when asked, introspection switchable off, one upload limit, SSE ended cleanly', () => {
+describe('the server settings and its shutdown: GraphiQL when asked, introspection switchable off, one upload limit, SSE ended cleanly', () => {
   let server: RunningServer;
   let base: string;
   before(async () => {
