@@ -72,7 +72,7 @@ describe('the distributed mode: an API process, worker processes, Redis', () => 
     return { id, pdf, stream, holder };
   }
 
-  it('a worker killed mid-job: another takes it over and the subscriber on the API gets the whole result', async () => {
+  it('a worker killed mid-job: another takes it over and the subscriber on the API gets the whole result', async (t) => {
     const { api, client, w1, w2 } = await cluster('', { SPECULA_LOCK_MS: '3000' });
 
     // The API process has no engine: its metrics have no engine gauges, and the engine query sums the workers.
@@ -88,12 +88,18 @@ describe('the distributed mode: an API process, worker processes, Redis', () => 
     const { id, pdf, stream, holder } = await runningJob(client, [w1, w2]);
     // Whichever worker took the job dies without a chance to clean up.
     holder.p.kill('SIGKILL');
+    const killedAt = Date.now();
     const other = holder === w1 ? w2 : w1;
+    void other.p.waitFor((l) => l.msg === 'job started' && l.jobId === id, 60_000, 'the takeover').then(
+      () => t.diagnostic(`taken over ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill (lock 3 s)`),
+      () => undefined,
+    );
 
     const events = (await stream).map((p: GqlResult<{ parseJobEvents: Event }>) => p.data?.parseJobEvents as Event);
     assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), 'numbered with no gap, across workers');
     const restart = events.findIndex((e) => e.__typename === 'JobRestarted');
     assert.ok(restart > 0, 'the subscriber is told the job started again');
+    assert.equal((events[restart] as { attempt?: number }).attempt, 2, 'the second start of the job');
     assert.equal(events[events.length - 1].__typename, 'JobDone');
     // The worker publishes JobDone before it logs the job's end, and its log reaches us through a pipe: wait for it.
     await other.p.waitFor((l) => l.msg === 'job finished' && l.jobId === id && l.status === 'succeeded', 20_000, 'log of the surviving worker finishing the job');

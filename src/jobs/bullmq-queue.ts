@@ -143,7 +143,9 @@ export class BullJobQueue implements JobQueue {
       prefix: `${this.p}:bull`,
       concurrency,
       lockDuration: lockMs,
-      stalledInterval: lockMs,
+      // A dead worker's job is moved back at the first stalled check after its lock expires: checking every
+      // quarter lock takes it up again within about 1.25 locks (every lock, it took up to 2.6 in practice).
+      stalledInterval: Math.max(1000, Math.round(lockMs / 4)),
       maxStalledCount: Math.max(1, this.opts.attempts - 1),
       ...(this.opts.rateLimit ? { limiter: { max: this.opts.rateLimit.max, duration: this.opts.rateLimit.durationMs } } : {}),
     });

@@ -88,4 +88,6 @@ export interface JobRecord {
   progress: JobProgress;
   result?: JobResult;
   error?: JobError;
+  /** Times a worker has started reading it (more than one after a worker died or a backend broke under it). */
+  starts?: number;
 }

@@ -10,8 +10,8 @@ import type { Redis } from 'ioredis';
 import { FINISHED, type JobInput, type JobRecord, type JobStatus } from './job.js';
 import type { JobPage, JobPatch, JobStore } from './store.js';
 
-const FIELDS = ['id', 'tenant', 'status', 'createdAt', 'updatedAt', 'input', 'progress', 'result', 'error'] as const;
-const JSON_FIELDS = new Set(['input', 'progress', 'result', 'error']);
+const FIELDS = ['id', 'tenant', 'status', 'createdAt', 'updatedAt', 'input', 'progress', 'result', 'error', 'starts'] as const;
+const JSON_FIELDS = new Set(['input', 'progress', 'result', 'error', 'starts']);
 
 // KEYS: job hash, tenant's active set. ARGV: allowed statuses (comma-joined), new status or '', retention seconds,
 // job id, then field/value pairs. Returns 1 when applied.

@@ -59,8 +59,10 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     if (await store.transition(jobId, [from], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
     return;
   }
-  if (!(await store.transition(jobId, [from], { status: 'running', progress: { pagesDone: 0, pagesTotal: 0 } }))) return; // cancelled just now
-  if (from === 'running') await events.publish(jobId, { type: 'restarted', attempt: run.attempt });
+  // Counted on the job itself: the queue's own count does not move when a dead worker's job is taken over.
+  const starts = (job.starts ?? 0) + 1;
+  if (!(await store.transition(jobId, [from], { status: 'running', progress: { pagesDone: 0, pagesTotal: 0 }, starts }))) return; // cancelled just now
+  if (from === 'running') await events.publish(jobId, { type: 'restarted', attempt: starts });
   // Progress and events from inside decoding callbacks go out one after another, in the order they happened
   // (an async event log must not number a later event first); the final event waits for all of them.
   let chain: Promise<unknown> = Promise.resolve();
