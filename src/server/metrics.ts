@@ -26,7 +26,8 @@ export class ServerMetrics {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'specula_process_' });
+    // prom-client's names already say what they are (process_cpu_seconds_total, nodejs_heap_size_used_bytes).
+    collectDefaultMetrics({ register: this.registry, prefix: 'specula_' });
     this.jobsStarted = new Counter({ name: 'specula_jobs_started_total', help: 'Parse jobs a worker took up', registers });
     this.jobsFinished = new Counter({ name: 'specula_jobs_finished_total', help: 'Parse jobs finished, by status', labelNames: ['status'], registers });
     new Gauge({

@@ -20,6 +20,7 @@ import { type App, createApp } from './app.js';
 import { ApiKeys } from './auth.js';
 import { ConfigError, engineOptions, type ServerConfig } from './config.js';
 import { engineInfo } from './engine-info.js';
+import { serveHealth } from './health.js';
 import { createLogger, type Logger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
 import { createReporter, flushReports } from './sentry.js';
@@ -55,23 +56,11 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 }
 
 /** A worker's own small HTTP surface: liveness, readiness (Redis answers), Prometheus metrics. */
-function workerHttp(metrics: ServerMetrics, ready: () => Promise<boolean>): Server {
+function workerHttp(metrics: ServerMetrics, ready: () => Promise<boolean>, closing: () => boolean): Server {
   return createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    const send = (status: number, body: string, type = 'application/json'): void => {
-      res.writeHead(status, { 'content-type': type });
-      res.end(body);
-    };
-    if (path === '/healthz') return send(200, '{"status":"ok"}');
-    if (path === '/readyz') {
-      ready().then((ok) => send(ok ? 200 : 503, JSON.stringify({ status: ok ? 'ready' : 'not ready' })), () => send(503, '{"status":"not ready"}'));
-      return;
-    }
-    if (path === '/metrics') {
-      metrics.text().then((t) => send(200, t, metrics.contentType), () => send(500, '{"error":"metrics unavailable"}'));
-      return;
-    }
-    send(404, '{"error":"not found"}');
+    if (serveHealth(req, res, { metrics, ready, closing })) return;
+    res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
+    res.end('{"error":"not found"}');
   });
 }
 
@@ -152,6 +141,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
 
   let app: App | null = null;
   let workerServer: Server | null = null;
+  let stopping = false;
   let port: number;
   const ready = async (): Promise<boolean> => {
     await backends.queue.depth();
@@ -178,7 +168,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     port = await app.listen();
     logger.info({ port, role, mode: backends.mode, anonymous: keys.allowAnonymous, tenants: keys.size }, `serving http://localhost:${port}/graphql`);
   } else {
-    workerServer = workerHttp(metrics, ready);
+    workerServer = workerHttp(metrics, ready, () => stopping);
     port = await listen(workerServer, config.workerPort, config.host);
     logger.info({ port, role, mode: backends.mode, worker: workerId, model: engine?.bundle.config.name, device: engine?.bundle.device }, 'worker up');
   }
@@ -193,6 +183,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     metrics,
     logger,
     close: async () => {
+      stopping = true;
       for (const stop of stops) stop();
       await app?.close();
       if (workerServer) {
