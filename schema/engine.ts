@@ -31,6 +31,8 @@ const Strategies = builder.objectRef<StrategyInfo>('Strategies').implement({
     verifiers: t.exposeStringList('verifiers'),
     visualKeepMin: t.float({ resolve: (s) => s.visualKeep.min }),
     focalLayers: t.exposeIntList('focalLayers'),
+    defaultDrafter: t.string({ description: 'The drafter a request that names none gets.', resolve: (s) => s.defaults.drafter }),
+    defaultVerifier: t.string({ description: 'The verifier a request that names none gets.', resolve: (s) => s.defaults.verifier }),
   }),
 });
 

@@ -12,6 +12,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { configFromEnv } from '../src/server/config.js';
 import { type RunningServer, startServer } from '../src/server/start.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
+import { pdfOfImages } from './helpers/pdfs.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -42,11 +43,21 @@ describe('the playground page, in chromium', { skip: existsSync(CHROMIUM) ? fals
     });
     await page.goto(`${base}/`);
     await page.waitForSelector('select[name="drafter"] option[value="ctc"]', { state: 'attached' });
+    // Run A is what the API does unasked (ctc + joint); B, once ticked, plain greedy AR to compare with.
+    assert.equal(await page.inputValue('fieldset[data-run="a"] select[name="drafter"]'), 'ctc');
+    assert.equal(await page.inputValue('fieldset[data-run="a"] select[name="verifier"]'), 'joint');
+    assert.equal(await page.inputValue('fieldset[data-run="b"] select[name="drafter"]'), 'none');
+    // Run B's checkbox sits on its legend's line, beside its words.
+    const tick = await page.locator('fieldset[data-run="b"] legend input').boundingBox();
+    const words = await page.locator('fieldset[data-run="b"] legend label').boundingBox();
+    assert.ok(tick && words && Math.abs(tick.y + tick.height / 2 - (words.y + words.height / 2)) < 4, 'checkbox and legend on one line');
+    writeFileSync(join(ARTIFACTS, 'playground-start.png'), await page.screenshot({ fullPage: true }));
     await page.setInputFiles('#file', SAMPLE_PAGE);
     await page.check('fieldset[data-run="b"] input[name="enabled"]');
     await page.click('#run');
     // Tokens show while the job is still running, not only at the end.
     await page.waitForFunction(() => document.querySelector('.run[data-state="running"] .stream .token') !== null, null, { timeout: 60_000, polling: 20 });
+    writeFileSync(join(ARTIFACTS, 'playground-running.png'), await page.screenshot({ fullPage: true }));
     await page.waitForFunction(() => [...document.querySelectorAll('.run')].every((r) => (r as HTMLElement).dataset.state === 'done' || (r as HTMLElement).dataset.state === 'failed'), null, { timeout: 120_000 });
     const runs = page.locator('.run');
     assert.equal(await runs.count(), 2, 'two strategies side by side');
@@ -57,10 +68,15 @@ describe('the playground page, in chromium', { skip: existsSync(CHROMIUM) ? fals
       assert.ok(tpf >= 1, `tokens per forward shown (${tpf})`);
       assert.ok((await r.locator('.markdown').innerText()).length > 100, 'the markdown is rendered');
       assert.ok((await r.locator('.page svg rect').count()) > 3, 'block boxes drawn over the page');
+      // Side by side, the page is drawn at the run's width (not a thumbnail) and the markdown is not cut off.
+      const run = await r.boundingBox();
+      const drawn = await r.locator('.page').first().boundingBox();
+      assert.ok(run && drawn && drawn.width > 0.8 * run.width, `page ${drawn?.width} px wide in a run ${run?.width} px wide`);
+      assert.equal(await r.locator('.markdown').evaluate((el) => el.scrollHeight <= el.clientHeight + 1), true, 'the markdown shows whole');
     }
-    // The B run drafts with CTC: some of its tokens are marked as coming from accepted drafts.
-    assert.ok((await runs.nth(1).locator('.stream .token.draft').count()) > 0);
-    assert.equal(await runs.nth(0).locator('.stream .token.draft').count(), 0, 'plain decoding drafts nothing');
+    // Run A (the API's default) drafts with the CTC head: some tokens come from accepted drafts; AR drafts nothing.
+    assert.ok((await runs.nth(0).locator('.stream .token.draft').count()) > 0);
+    assert.equal(await runs.nth(1).locator('.stream .token.draft').count(), 0, 'plain decoding drafts nothing');
     // What the page shows is the API's markdown for the job.
     const id = await runs.nth(0).getAttribute('data-job');
     const api = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'query($id: ID!) { parseJob(id: $id) { markdown } }', variables: { id } }) });
@@ -70,6 +86,29 @@ describe('the playground page, in chromium', { skip: existsSync(CHROMIUM) ? fals
     for (const w of firstWords) assert.ok(shown.includes(w), `"${w}" is shown`);
     writeFileSync(join(ARTIFACTS, 'playground.png'), await page.screenshot({ fullPage: true }));
     assert.deepEqual(errors, [], 'no script errors');
+  });
+
+  it('a PDF shows every page with its boxes; a page uploaded on its side is drawn upright under its boxes', async () => {
+    const png = readFileSync(SAMPLE_PAGE);
+    const pdfFile = join(tmpdir(), 'two-pages.pdf');
+    writeFileSync(pdfFile, pdfOfImages([png, png]));
+    await page.goto(`${base}/`);
+    await page.waitForSelector('select[name="drafter"] option[value="ctc"]', { state: 'attached' });
+    await page.setInputFiles('#file', pdfFile);
+    await page.click('#run');
+    await page.waitForFunction(() => (document.querySelector('.run') as HTMLElement | null)?.dataset.state === 'done', null, { timeout: 120_000 });
+    assert.equal(await page.locator('.run .page').count(), 2, 'both pages, not page 0 only');
+    for (let i = 0; i < 2; i++) assert.ok((await page.locator('.run .page').nth(i).locator('rect').count()) > 3);
+    writeFileSync(join(ARTIFACTS, 'playground-pdf.png'), await page.screenshot({ fullPage: true }));
+    const sharp = (await import('sharp')).default;
+    const turned = join(tmpdir(), 'turned.png');
+    await sharp(png).rotate(90).toFile(turned);
+    await page.setInputFiles('#file', turned);
+    await page.click('#run');
+    await page.waitForFunction(() => (document.querySelector('.run') as HTMLElement | null)?.dataset.state === 'done', null, { timeout: 120_000 });
+    assert.match(await page.locator('.run .page figcaption').innerText(), /read turned 270/);
+    assert.equal(await page.locator('.run .page canvas').count(), 1, 'the image, turned as it was read');
+    writeFileSync(join(ARTIFACTS, 'playground-turned.png'), await page.screenshot({ fullPage: true }));
   });
 
   it('shows a corrupt file\'s typed error', async () => {

@@ -18,6 +18,8 @@ function write(node: Nodes): string {
     listItemIndent: 'one',
     // Every `<` escaped, not only before a letter: `<8225@example.com>` is an e-mail autolink too.
     unsafe: [{ character: '<', inConstruct: 'phrasing' }],
+    // (GFM renderers also link bare addresses such as a@b.co in text; no escape stops that, and the link's
+    // text is the text read.)
     extensions: [gfmTableToMarkdown()],
   }).replace(/\n+$/, '');
 }

@@ -137,11 +137,12 @@ export interface DrafterAvailability {
 }
 
 /** What a client may choose with this bundle: every drafter, and whether this bundle can run it. */
-export function strategies(config: BundleConfig): { drafters: DrafterAvailability[]; verifiers: VerifierName[]; visualKeep: { min: number; max: number }; focalLayers: number[] } {
+export function strategies(config: BundleConfig): { drafters: DrafterAvailability[]; verifiers: VerifierName[]; visualKeep: { min: number; max: number }; focalLayers: number[]; defaults: { drafter: string; verifier: string } } {
   const drafters = DRAFTERS.map((name): DrafterAvailability => {
     const head = NEEDS_HEAD[name] ?? (name === 'ctc' ? 'ctc' : undefined);
     if (head && !config.heads[head]) return { name, available: false, reason: `bundle "${config.name}" has no ${head} head` };
     return { name, available: true };
   });
-  return { drafters, verifiers: [...VERIFIERS], visualKeep: { min: MIN_VISUAL_KEEP, max: 1 }, focalLayers: [...config.focalLayers] };
+  const defaults = resolveDecoding(undefined, config);
+  return { drafters, verifiers: [...VERIFIERS], visualKeep: { min: MIN_VISUAL_KEEP, max: 1 }, focalLayers: [...config.focalLayers], defaults: { drafter: defaults.drafter, verifier: defaults.verifier } };
 }

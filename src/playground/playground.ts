@@ -8,6 +8,8 @@
 interface Strategies {
   drafters: { name: string; available: boolean; reason: string | null }[];
   verifiers: string[];
+  defaultDrafter: string;
+  defaultVerifier: string;
 }
 
 interface TokenDelta {
@@ -43,7 +45,7 @@ interface JobResult {
   status: string;
   markdown: string | null;
   error: { code: string; message: string } | null;
-  pages: { index: number; width: number; height: number; blocks: { type: string; order: number; box: Box }[] }[];
+  pages: { index: number; width: number; height: number; rotation: number; blocks: { type: string; order: number; box: Box }[] }[];
 }
 
 interface GqlError { message: string; extensions?: { code?: string } }
@@ -139,6 +141,22 @@ function markdownRenderer(): Promise<Marked> {
     return marked;
   });
   return markedReady;
+}
+
+/** The uploaded image as the server read it: turned by the page's rotation, at the page's size. */
+async function turnedImage(file: File, page: { width: number; height: number; rotation: number }): Promise<HTMLCanvasElement> {
+  const img = new Image();
+  img.src = URL.createObjectURL(file);
+  await img.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = page.width;
+  canvas.height = page.height;
+  const g = canvas.getContext('2d') as CanvasRenderingContext2D;
+  g.translate(page.width / 2, page.height / 2);
+  g.rotate((page.rotation * Math.PI) / 180);
+  g.drawImage(img, -img.naturalWidth / 2, -img.naturalHeight / 2);
+  URL.revokeObjectURL(img.src);
+  return canvas;
 }
 
 /** One run's panel: its stream, live metrics, and the result. */
@@ -239,15 +257,20 @@ class RunView {
     result.hidden = false;
     const marked = await markdownRenderer();
     $<HTMLElement>('.markdown', this.el).innerHTML = marked.parse(job.markdown ?? '');
-    const page = job.pages[0];
-    if (page) {
-      const holder = $<HTMLElement>('.page', this.el);
-      const colors: Record<string, string> = { heading: '#c50', paragraph: '#27c', list_item: '#2a7', table: '#a3c', figure: '#888', page_header: '#999', page_footer: '#999', page_number: '#999' };
+    // Every page with its block boxes: an image under them (turned as the server turned it to read it), a PDF
+    // page as its outline (the browser has no PDF renderer here).
+    const pages = $<HTMLElement>('.pages', this.el);
+    pages.replaceChildren();
+    const colors: Record<string, string> = { heading: '#c50', paragraph: '#27c', list_item: '#2a7', table: '#a3c', figure: '#888', page_header: '#999', page_footer: '#999', page_number: '#999' };
+    const isImage = file.type.startsWith('image/') && !file.type.includes('tiff');
+    for (const page of job.pages) {
+      const holder = document.createElement('figure');
+      holder.className = 'page';
       const boxes = page.blocks.map((b) => `<rect x="${b.box.x}" y="${b.box.y}" width="${b.box.width}" height="${b.box.height}" stroke="${colors[b.type] ?? '#27c'}"><title>${b.order}: ${b.type}</title></rect>`).join('');
-      const isImage = file.type.startsWith('image/') && !file.type.includes('tiff');
-      holder.innerHTML = `${isImage ? `<img alt="page ${page.index}" src="${URL.createObjectURL(file)}">` : '<div class="blank"></div>'}<svg class="boxes" viewBox="0 0 ${page.width} ${page.height}">${boxes}</svg>`;
-      const blank = holder.querySelector<HTMLElement>('.blank');
-      if (blank) blank.style.aspectRatio = `${page.width} / ${page.height}`; // a PDF page: boxes over its outline
+      holder.innerHTML = `<svg class="boxes" viewBox="0 0 ${page.width} ${page.height}">${boxes}</svg><figcaption>page ${page.index}${page.rotation ? `, read turned ${page.rotation}°` : ''}</figcaption>`;
+      holder.style.aspectRatio = `${page.width} / ${page.height}`;
+      if (isImage) holder.prepend(await turnedImage(file, page));
+      pages.append(holder);
     }
     this.status('done', `done: ${job.pages.length} page(s)`);
   }
@@ -275,7 +298,7 @@ async function run(file: File, fieldset: HTMLFieldSetElement, title: string): Pr
     if (end?.__typename === 'JobFailed') throw new ApiError(end.code, end.message);
     if (end?.__typename !== 'JobDone') throw new ApiError('STREAM_ENDED', 'the event stream ended before the job did');
     const { parseJob } = await gql<{ parseJob: JobResult }>(
-      `query($id: ID!) { parseJob(id: $id) { status markdown error { code message } pages { index width height blocks { type order box { x y width height } } } } }`, { id });
+      `query($id: ID!) { parseJob(id: $id) { status markdown error { code message } pages { index width height rotation blocks { type order box { x y width height } } } } }`, { id });
     await view.done(end.metrics, parseJob, file);
   } catch (e) {
     view.fail(e);
@@ -306,16 +329,20 @@ async function init(): Promise<void> {
     choose(e.dataTransfer?.files[0]);
   });
   try {
-    const { engine } = await gql<{ engine: { strategies: Strategies } }>('{ engine { strategies { drafters { name available reason } verifiers } } }');
+    const { engine } = await gql<{ engine: { strategies: Strategies } }>('{ engine { strategies { drafters { name available reason } verifiers defaultDrafter defaultVerifier } } }');
     for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="drafter"]')) {
       for (const d of engine.strategies.drafters) select.add(Object.assign(new Option(d.name, d.name), { disabled: !d.available, title: d.reason ?? '' }));
     }
     for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="verifier"]')) {
       for (const v of engine.strategies.verifiers) select.add(new Option(v, v));
     }
-    // A sensible B to compare with: the CTC drafter against plain decoding.
+    // A: what the API does for a request that names nothing. B, to compare with: plain greedy AR decoding.
+    const a = $<HTMLFieldSetElement>('fieldset[data-run="a"]');
+    $<HTMLSelectElement>('select[name="drafter"]', a).value = engine.strategies.defaultDrafter;
+    $<HTMLSelectElement>('select[name="verifier"]', a).value = engine.strategies.defaultVerifier;
     const b = $<HTMLFieldSetElement>('fieldset[data-run="b"]');
-    $<HTMLSelectElement>('select[name="drafter"]', b).value = 'ctc';
+    $<HTMLSelectElement>('select[name="drafter"]', b).value = 'none';
+    $<HTMLSelectElement>('select[name="verifier"]', b).value = 'greedy';
   } catch (e) {
     const err = e instanceof ApiError ? e : new ApiError('ERROR', String(e));
     $<HTMLElement>('#file-name').textContent = `The API refused: ${err.code}: ${err.message}. Enter an API key above and reload.`;

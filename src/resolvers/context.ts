@@ -24,6 +24,8 @@ export interface StrategyInfo {
   /** Focal pruning: the share of visual tokens a request may keep, and the layers whose attention picks them. */
   visualKeep: { min: number; max: number };
   focalLayers: number[];
+  /** What a request that names no drafter or verifier gets. */
+  defaults: { drafter: string; verifier: string };
 }
 
 export interface EngineStats {
