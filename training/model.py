@@ -291,10 +291,11 @@ def visual_mask(widths, nv: int, stride: int = 4):
 
 
 @torch.no_grad()
-def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: int):
+def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: int, pick=None):
     """Plain greedy AR decoding through the decoder contract (the same path the engine runs), with the engine's
     per-line cap: no more tokens than the line has visual tokens, plus 4 (greedy.ts, scheduler.ts), which also
-    ends a runaway repetition where the engine would."""
+    ends a runaway repetition where the engine would. `pick` (logits [B, vocab] -> ids [B]) replaces the argmax:
+    grpo.py samples its readings through here."""
     b = pixels.shape[0]
     dev = pixels.device
     vk, vv, ctc, vm = model.vision(pixels, widths)
@@ -314,7 +315,7 @@ def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: 
         logits, _, nk, nvv, _ = model.decode(tok, pos, cache_k, cache_v, vk, vv, vm, attn_bias)
         cache_k[:, :, :, step] = nk[:, :, :, 0]
         cache_v[:, :, :, step] = nvv[:, :, :, 0]
-        nxt = logits[:, -1].argmax(-1)
+        nxt = logits[:, -1].argmax(-1) if pick is None else pick(logits[:, -1])
         nxt = torch.where(done, torch.full_like(nxt, eos), nxt)
         out[:, step] = nxt
         done |= (nxt == eos) | (step + 1 >= limit)

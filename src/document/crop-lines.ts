@@ -14,16 +14,22 @@ export interface LineCrop {
   data: Uint8Array;
 }
 
-export async function cropLine(page: GrayPage, box: Box, spec: LineCropSpec): Promise<LineCrop> {
-  const width = Math.max(1, Math.min(spec.maxWidth, Math.round((box.width * spec.height) / box.height)));
-  const { data, info } = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
-    .extract({ left: box.x, top: box.y, width: box.width, height: box.height })
+/** A grey image `w` x `h` (a sharp pipeline) scaled to the model's line height, its width in proportion. */
+export async function scaleToLine(img: sharp.Sharp, w: number, h: number, spec: LineCropSpec): Promise<LineCrop> {
+  const width = Math.max(1, Math.min(spec.maxWidth, Math.round((w * spec.height) / h)));
+  const { data, info } = await img
     .resize({ width, height: spec.height, fit: 'fill' })
     .toColourspace('b-w')
     .raw()
     .toBuffer({ resolveWithObject: true });
   if (info.channels !== 1) throw new Error(`line crop came back with ${info.channels} channels`);
   return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+}
+
+export function cropLine(page: GrayPage, box: Box, spec: LineCropSpec): Promise<LineCrop> {
+  const img = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
+    .extract({ left: box.x, top: box.y, width: box.width, height: box.height });
+  return scaleToLine(img, box.width, box.height, spec);
 }
 
 export function cropLines(page: GrayPage, boxes: readonly Box[], spec: LineCropSpec): Promise<LineCrop[]> {

@@ -9,7 +9,7 @@
  * exactly as the engine's line path (and the eval) does, rather than through a page layout built for pages.
  */
 import sharp from 'sharp';
-import type { LineCrop, LineCropSpec } from './crop-lines.js';
+import { type LineCrop, type LineCropSpec, scaleToLine } from './crop-lines.js';
 import type { GrayPage } from './decode-image.js';
 
 /**
@@ -181,12 +181,5 @@ export async function cropLineImage(img: GrayPage, spec: LineCropSpec): Promise<
   const paper = { r: tone.paper, g: tone.paper, b: tone.paper };
   // sharp resizes before it extends within one pipeline: pad first, then scale the padded image.
   const padded = await src.extend({ ...pad, background: paper }).toColourspace('b-w').raw().toBuffer();
-  const width = Math.max(1, Math.min(spec.maxWidth, Math.round((w * spec.height) / h)));
-  const { data, info } = await sharp(padded, { raw: { width: w, height: h, channels: 1 } })
-    .resize({ width, height: spec.height, fit: 'fill' })
-    .toColourspace('b-w')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 1) throw new Error(`line crop came back with ${info.channels} channels`);
-  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  return scaleToLine(sharp(padded, { raw: { width: w, height: h, channels: 1 } }), w, h, spec);
 }
