@@ -12,7 +12,7 @@ describe('the server settings and its shutdown: GraphiQL when asked, introspecti
   let base: string;
   before(async () => {
     server = await startServer(configFromEnv({
-      PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'acme:k1', SPECULA_GRAPHIQL: '1', SPECULA_INTROSPECTION: '0', LOG_LEVEL: 'silent',
+      PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'acme:k1', SPECULA_GRAPHIQL: '1', SPECULA_INTROSPECTION: '0', SPECULA_MAX_DEPTH: '5', LOG_LEVEL: 'silent',
     }));
     base = `http://127.0.0.1:${server.port}`;
   });
@@ -94,6 +94,10 @@ describe('the server settings and its shutdown: GraphiQL when asked, introspecti
     assert.match(r.errors?.[0].message ?? '', /introspection/i);
     const ok = await client.query('{ engine { stats { forwards } } }');
     assert.equal(ok.errors, undefined);
+    // SPECULA_MAX_DEPTH (5 here) refuses a deeper query before it runs.
+    const tooDeep = await client.query('{ parseJobs { edges { node { pages { blocks { lines { box { x } } } } } } } }');
+    assert.deepEqual(codes(tooDeep), ['QUERY_TOO_DEEP']);
+    assert.match(tooDeep.errors?.[0].message ?? '', /depth/i);
     assert.deepEqual(codes(await new ApiClient(base).query('{ __typename }')), ['UNAUTHENTICATED']);
   });
 });

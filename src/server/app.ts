@@ -65,6 +65,45 @@ function storeDown(error: unknown): boolean {
   return original.name === 'MaxRetriesPerRequestError' || /enableOfflineQueue|Command timed out|Connection is closed|Stream isn't writeable|ECONNREFUSED/.test(original.message);
 }
 
+/**
+ * Selection sets nested deeper than this are refused before graphql-js parses them: its parser recurses once per
+ * level, and a few thousand levels (well under the token limit) overflow the stack, an INTERNAL error instead of
+ * a refusal. The standard introspection query nests 15 deep; the depth limit proper runs at validation.
+ */
+const MAX_NESTING = 64;
+
+function nesting(source: string): number {
+  let depth = 0;
+  let most = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '"') {
+      // Skip strings (and block strings): braces in them are not selections.
+      const block = source.startsWith('"""', i);
+      const end = block ? source.indexOf('"""', i + 3) : source.indexOf('"', i + 1);
+      i = end < 0 ? source.length : end + (block ? 2 : 0);
+    } else if (c === '#') {
+      const end = source.indexOf('\n', i);
+      i = end < 0 ? source.length : end;
+    } else if (c === '{') {
+      most = Math.max(most, ++depth);
+    } else if (c === '}') {
+      depth--;
+    }
+  }
+  return most;
+}
+
+const nestingGuard: Plugin = {
+  onParse({ params }) {
+    const source = typeof params.source === 'string' ? params.source : params.source.body;
+    const n = nesting(source);
+    if (n > MAX_NESTING) {
+      throw new GraphQLError(`the query nests ${n} levels deep; at most ${MAX_NESTING}`, { extensions: { code: 'QUERY_TOO_DEEP', http: { status: 400 } } });
+    }
+  },
+};
+
 /** Introspection refused at validation, where SPECULA_INTROSPECTION=0. */
 const noIntrospection: Plugin = {
   onValidate({ addValidationRule }) {
@@ -175,6 +214,7 @@ export function createApp(deps: AppDeps): App {
     context: ({ request, wsAuth }: YogaInitialContext & ServerContext) => makeContext(wsAuth ?? keys.authenticate(request.headers.get('authorization'))),
     plugins: [
       useCSRFPrevention({ requestHeaders: [CSRF_HEADER] }),
+      nestingGuard,
       maxTokensPlugin({ n: 5000 }),
       // Introspection is deep by nature (getIntrospectionQuery nests 15 levels) and bounded by the schema itself.
       maxDepthPlugin({ n: config.limits.depth, ignoreIntrospection: true, flattenFragments: true, ...coded('QUERY_TOO_DEEP') }),
