@@ -5,13 +5,15 @@ import { normalise } from './cer.js';
 /** Markdown to the words a reader sees: headings, emphasis, list marks, table pipes and rules, comments gone. */
 export function stripMarkdown(md: string): string {
   return md
+    // Backslash escapes first, as the character itself: the scorer then strips what it always stripped, so an
+    // escaped `\_` in our markdown counts as a `_` in the truth does (both dropped as emphasis).
+    .replace(/\\([!-/:-@[-`{-~])/g, '$1')
     .replace(/<!--[\s\S]*?-->/g, ' ')
     .replace(/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
     .replace(/^\s{0,3}#{1,6}\s+/gm, '')
     .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/gm, '')
-    .replace(/(?<!\\)\|/g, ' ')
-    .replace(/(?<!\\)(\*\*|__|\*|_|`)/g, '')
-    .replace(/\\([!-/:-@[-`{-~])/g, '$1'); // backslash escapes: the character itself
+    .replace(/\|/g, ' ')
+    .replace(/(\*\*|__|\*|_|`)/g, '');
 }
 
 export function ned(hyp: string, ref: string): number {

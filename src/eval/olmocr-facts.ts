@@ -34,8 +34,8 @@ export function normaliseFact(s: string): string {
     .replace(/[‘’‛′`]/g, "'")
     .replace(/[“”„‟″]/g, '"')
     .replace(/[‐‑‒–—―−]/g, '-')
-    .replace(/(?<!\\)(\*\*|__|\*|_)/g, '')
-    .replace(/\\([!-/:-@[-`{-~])/g, '$1') // markdown's backslash escapes: the character itself
+    .replace(/\\([!-/:-@[-`{-~])/g, '$1') // markdown's backslash escapes: the character itself, then stripped as before
+    .replace(/(\*\*|__|\*|_)/g, '')
     .replace(/\s+/g, ' ')
     .trim();
 }
