@@ -95,8 +95,13 @@ interface Band {
   mass: number;
 }
 
-/** The rows of ink, grouped into bands separated by empty rows; the band holding the most ink is the line. */
-export function inkBand(img: GrayPage, tone: LineTone = lineTone(img), rowShare = BAND_ROW): InkBand | null {
+/** Ink pixels per row and per column, after any inversion. */
+interface InkProfile {
+  rows: Int32Array;
+  cols: Int32Array;
+}
+
+function inkProfile(img: GrayPage, tone: LineTone): InkProfile {
   const { width, height, data } = img;
   const rows = new Int32Array(height);
   const cols = new Int32Array(width);
@@ -112,6 +117,13 @@ export function inkBand(img: GrayPage, tone: LineTone = lineTone(img), rowShare 
     }
     rows[y] = n;
   }
+  return { rows, cols };
+}
+
+/** The rows of ink, grouped into bands separated by empty rows; the band holding the most ink is the line. */
+export function inkBand(img: GrayPage, tone: LineTone = lineTone(img), rowShare = BAND_ROW, profile: InkProfile = inkProfile(img, tone)): InkBand | null {
+  const { rows, cols } = profile;
+  const { width, height } = img;
   let busiest = 0;
   for (const r of rows) busiest = Math.max(busiest, r);
   if (busiest === 0) return null;
@@ -140,17 +152,19 @@ export function inkBand(img: GrayPage, tone: LineTone = lineTone(img), rowShare 
   return { top: main.top, bottom: main.bottom, share: main.mass / total, otherHeight, count, left, right };
 }
 
-
 /**
  * Whether a whole image is one line of text (perhaps with a sliver of a neighbour), not a page or a block. By
  * all of its inked rows: one band holds most of the ink, no taller than a line gets (MAX_LINE_PX), any other
- * band (a sliver of the lines above and below, at most) is much thinner, and the image is not many times taller than the band. By the dense rows: one band holds
- * most of the ink too (a page's lines each hold a small share, though its inked rows can run together).
+ * band (a sliver of the lines above and below, at most) is much thinner, and the image is not many times
+ * taller than the band. By the dense rows: one band holds most of the ink too (a page's lines each hold a small share, though its inked rows can run together).
  */
 export function isOneLine(img: GrayPage): boolean {
+  // Taller than the tallest line's band allows: a page, decided before any pixel is read.
+  if (img.height > MAX_HEIGHT_BANDS * MAX_LINE_PX) return false;
   const tone = lineTone(img);
-  const all = inkBand(img, tone, LINE_ROW);
-  const dense = inkBand(img, tone, BAND_ROW);
+  const profile = inkProfile(img, tone);
+  const all = inkBand(img, tone, LINE_ROW, profile);
+  const dense = inkBand(img, tone, BAND_ROW, profile);
   if (!all || !dense) return false;
   const h = all.bottom - all.top + 1;
   return h <= MAX_LINE_PX && all.count <= MAX_BANDS && all.share >= LINE_INK_SHARE && dense.share >= LINE_INK_SHARE && all.otherHeight <= SLIVER_HEIGHT * h && img.height <= MAX_HEIGHT_BANDS * h;
