@@ -14,15 +14,19 @@ export type RedisStateReport = (connection: string, state: 'down' | 'up', error?
 /**
  * ioredis emits 'error' on every failed reconnect; with no listener it prints "[ioredis] Unhandled error event"
  * stack traces to stderr (not JSON) dozens of times an outage. One report when a connection goes down, one when
- * it is back.
+ * it is back. A lost connection is also reported on 'reconnecting' (emitted only for a loss the client did not ask
+ * for): a Redis restarted within ioredis's first retry delay never produces an 'error', and the outage must still
+ * be logged.
  */
 export function watchRedis(client: { on(event: string, fn: (...a: never[]) => void): unknown }, name: string, report?: RedisStateReport): void {
   let down = false;
-  client.on('error', (e: Error) => {
+  const goDown = (e: Error): void => {
     if (down) return;
     down = true;
     report?.(name, 'down', e);
-  });
+  };
+  client.on('error', goDown);
+  client.on('reconnecting', () => goDown(new Error('connection lost; reconnecting')));
   client.on('ready', () => {
     if (!down) return;
     down = false;
