@@ -196,6 +196,19 @@ describe('batched line decoding', () => {
     assert.ok(batched.metrics.forwards < singleForwards, 'one batch needs fewer forwards');
   });
 
+  it('lines whose vision pass an orientation check already ran (kept) read exactly as lines read from scratch', async () => {
+    const fresh = await engine.readLines(crops.map((c) => ({ ...c, data: c.data.slice() })));
+    const kept = crops.map((c) => ({ ...c }));
+    const sample = [kept[1], kept[0], kept[kept.length - 1]];
+    const confidence = await engine.ctcConfidence(sample, { keep: true });
+    assert.equal(confidence.length, sample.length);
+    const read = await engine.readLines(kept);
+    assert.deepEqual(read.lines.map((l) => [l.text, l.ctcText]), fresh.lines.map((l) => [l.text, l.ctcText]));
+    // Taken on use: a second read of the same crops runs their vision pass again and still agrees.
+    const again = await engine.readLines(kept);
+    assert.deepEqual(again.lines.map((l) => l.text), fresh.lines.map((l) => l.text));
+  });
+
   it('returns lines in the caller order, whatever order the batches ran in', async () => {
     const reversed = [...crops].reverse();
     engine.maxBatch = 5;

@@ -39,16 +39,17 @@ export class CtcPrefixScorer {
 
   /** `logits`: the CTC head's logits for one line, [at least frames, vocab]. */
   constructor(logits: Float32Array, readonly frames: number, readonly vocab: number, readonly blank: number) {
-    this.logp = new Float32Array(frames * vocab);
-    for (let t = 0; t < frames; t++) {
-      const row = logits.subarray(t * vocab, (t + 1) * vocab);
+    // Index loops over the flat array: a subarray and an iterator per frame cost as much as the exps.
+    const logp = new Float32Array(frames * vocab);
+    for (let t = 0, row = 0; t < frames; t++, row += vocab) {
       let max = -Infinity;
-      for (const x of row) if (x > max) max = x;
+      for (let c = row; c < row + vocab; c++) if (logits[c] > max) max = logits[c];
       let sum = 0;
-      for (const x of row) sum += Math.exp(x - max);
+      for (let c = row; c < row + vocab; c++) sum += Math.exp(logits[c] - max);
       const norm = max + Math.log(sum);
-      for (let c = 0; c < vocab; c++) this.logp[t * vocab + c] = row[c] - norm;
+      for (let c = row; c < row + vocab; c++) logp[c] = logits[c] - norm;
     }
+    this.logp = logp;
   }
 
   /** The empty prefix: no character yet, blanks only. */
@@ -67,18 +68,29 @@ export class CtcPrefixScorer {
   extend(s: PrefixState, c: number): PrefixState {
     const T = this.frames;
     const V = this.vocab;
-    const rn = new Float64Array(T).fill(-Infinity);
-    const rb = new Float64Array(T).fill(-Infinity);
+    const rn = new Float64Array(T);
+    const rb = new Float64Array(T);
     if (T === 0) return { rn, rb, score: -Infinity, last: c };
-    if (s.last < 0) rn[0] = this.logp[c];
-    let psi = rn[0];
-    for (let t = 1; t < T; t++) {
+    const { logp, blank } = this;
+    const repeat = s.last === c;
+    const srn = s.rn;
+    const srb = s.rb;
+    let rnPrev = s.last < 0 ? logp[c] : -Infinity;
+    let rbPrev = -Infinity;
+    rn[0] = rnPrev;
+    rb[0] = rbPrev;
+    let psi = rnPrev;
+    for (let t = 1, at = V; t < T; t++, at += V) {
       // A repeated character needs a blank between its two occurrences.
-      const phi = s.last === c ? s.rb[t - 1] : logAdd(s.rb[t - 1], s.rn[t - 1]);
-      const x = this.logp[t * V + c];
-      rn[t] = logAdd(rn[t - 1], phi) + x;
-      rb[t] = logAdd(rb[t - 1], rn[t - 1]) + this.logp[t * V + this.blank];
+      const phi = repeat ? srb[t - 1] : logAdd(srb[t - 1], srn[t - 1]);
+      const x = logp[at + c];
+      const n = logAdd(rnPrev, phi) + x;
+      const b = logAdd(rbPrev, rnPrev) + logp[at + blank];
       psi = logAdd(psi, phi + x);
+      rn[t] = n;
+      rb[t] = b;
+      rnPrev = n;
+      rbPrev = b;
     }
     return { rn, rb, score: psi, last: c };
   }

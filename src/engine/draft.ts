@@ -61,11 +61,17 @@ export function isAncestor(parents: readonly number[], j: number, i: number): bo
 
 /** Softmax probability of `token` under these logits. */
 export function probability(logits: Float32Array, token: number): number {
+  return Math.exp(logits[token] - logSumExp(logits));
+}
+
+/** log sum_c e^x[c]: the log-softmax's normaliser. */
+export function logSumExp(x: Float32Array): number {
+  const n = x.length;
   let max = -Infinity;
-  for (const x of logits) if (x > max) max = x;
+  for (let c = 0; c < n; c++) if (x[c] > max) max = x[c];
   let sum = 0;
-  for (const x of logits) sum += Math.exp(x - max);
-  return Math.exp(logits[token] - max) / sum;
+  for (let c = 0; c < n; c++) sum += Math.exp(x[c] - max);
+  return max + Math.log(sum);
 }
 
 export function argmax(x: Float32Array): number {

@@ -209,12 +209,14 @@ export class Engine {
   /**
    * The CTC head's confidence in its own reading of each crop (vision pass only, no decoding): the mean
    * log-probability of the frames that emit a character, and how many did. Cheap enough to ask of a few lines
-   * twice, upright and turned, to tell which way up a page is.
+   * twice, upright and turned, to tell which way up a page is. `keep`: these crops will be read as lines (not
+   * regions), so their visual states are kept for that reading instead of being computed again.
    */
-  async ctcConfidence(crops: readonly GrayCrop[]): Promise<{ logProb: number; frames: number }[]> {
+  async ctcConfidence(crops: readonly GrayCrop[], opts: { keep?: boolean } = {}): Promise<{ logProb: number; frames: number }[]> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     if (!crops.length) return [];
     const state = await runVision(this.bundle, packBatch(crops, this.imageSpec));
+    if (opts.keep && !this.readsRegions) this.scheduler.remember(crops, state);
     return ctcConfidence(state, this.bundle.config.specialIds.ctcBlank);
   }
 

@@ -9,6 +9,7 @@ import { type Bundle, HEAD_FILES } from './bundle.js';
 import { EngineError } from './errors.js';
 import { decodeGreedy } from './greedy.js';
 import { KvCache } from './kv-cache.js';
+import { kvFeeds } from './step.js';
 import { runVision } from './vision.js';
 
 interface Packed {
@@ -97,13 +98,14 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const run = async (tokens: number[][], positions: number[][], cacheK: Float32Array, cacheV: Float32Array, c: number, bias: Packed) => {
     const t = tokens[0].length;
     const visDims = [L, B, H, vis.visual, dh];
-    return bundle.decoder.run({
+    const session = bundle.decoder;
+    return session.run({
       tokens: new ort.Tensor('int64', BigInt64Array.from(tokens.flat(), BigInt), [B, t]),
       positions: new ort.Tensor('int64', BigInt64Array.from(positions.flat(), BigInt), [B, t]),
-      cache_k: new ort.Tensor('float32', cacheK, [L, B, H, c, dh]),
-      cache_v: new ort.Tensor('float32', cacheV, [L, B, H, c, dh]),
-      vis_k: new ort.Tensor('float32', vis.k, visDims),
-      vis_v: new ort.Tensor('float32', vis.v, visDims),
+      ...kvFeeds(session, 'cache_k', cacheK, [L, B, H, c, dh]),
+      ...kvFeeds(session, 'cache_v', cacheV, [L, B, H, c, dh]),
+      ...kvFeeds(session, 'vis_k', vis.k, visDims),
+      ...kvFeeds(session, 'vis_v', vis.v, visDims),
       vis_mask: new ort.Tensor('float32', vis.mask, [B, vis.visual]),
       attn_bias: new ort.Tensor('float32', unpack(bias), bias.shape),
     });

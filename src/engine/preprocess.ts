@@ -47,16 +47,21 @@ export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: r
   const pixels = new Float32Array(crops.length * h * width);
   const widths = new BigInt64Array(crops.length);
   crops.forEach((c, b) => {
+    const data = c.data;
     let lo = 255;
     let hi = 0;
-    for (const p of c.data) {
+    for (let i = 0; i < data.length; i++) {
+      const p = data[i];
       if (p < lo) lo = p;
       if (p > hi) hi = p;
     }
     const scale = 1 / Math.max(hi - lo, 32);
     const base = b * h * width;
+    const w = c.width;
     for (let y = 0; y < h; y++) {
-      for (let x = 0; x < c.width; x++) pixels[base + y * width + x] = (hi - c.data[y * c.width + x]) * scale;
+      const src = y * w;
+      const dst = base + y * width;
+      for (let x = 0; x < w; x++) pixels[dst + x] = (hi - data[src + x]) * scale;
     }
     widths[b] = BigInt(c.width);
   });

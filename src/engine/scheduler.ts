@@ -166,6 +166,12 @@ export class Scheduler {
   private readonly draftMsPerTokenRow = new Map<string, number>();
   /** The batch's visual state and text cache are rebuilt as lines join and leave: on recycled buffers. */
   private readonly pool = new FloatPool();
+  /**
+   * Visual states already computed for a crop (a page's orientation check reads its longest lines before the page
+   * is read): a line whose crop is here joins the batch without a second vision pass. Weak, and taken on use, so
+   * a crop never read (a page found turned and cropped again) costs nothing once dropped.
+   */
+  private readonly seen = new WeakMap<GrayCrop, VisualState>();
 
   private readonly positions: PositionRule;
 
@@ -328,6 +334,12 @@ export class Scheduler {
    * The group is read narrowest first in chunks of similar widths: each chunk is padded only to its own widest
    * line (a page's headings and short last lines no longer cost a full-width pass).
    */
+  /** Keep each crop's row of a vision pass run outside the scheduler, for when the crop is read. */
+  remember(crops: readonly GrayCrop[], state: VisualState): void {
+    const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+    crops.forEach((crop, r) => this.seen.set(crop, keepVisualRows(state, [r], nLayers, nHeads, headDim)));
+  }
+
   private startVision(): void {
     if (this.vision) return;
     this.queue = this.queue.filter((p) => {
@@ -343,12 +355,21 @@ export class Scheduler {
     if (live >= this.opts.maxBatch / 2 && room < Math.max(1, Math.ceil(this.opts.maxBatch / 4)) && this.queue.length >= room) return;
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
     const widest = (p: Pending): number => Math.max(...p.task.crops.map((c) => c.width));
-    const group = this.queue.splice(0, room).sort((a, b) => widest(a) - widest(b));
-    // Every crop of the group, narrowest first; a region's lines go through the pass with their line index.
+    let group = this.queue.splice(0, room).sort((a, b) => widest(a) - widest(b));
     const regions = group.some((p) => p.task.crops.length > 1);
-    const entries = group.flatMap((p, member) => p.task.crops.map((crop, line) => ({ member, line, crop })));
-    if (regions) entries.sort((a, b) => a.crop.width - b.crop.width);
+    // Lines whose visual states are known already come first, as one chunk of their own.
+    const known = regions ? [] : group.filter((p) => this.seen.has(p.task.crops[0]));
     const passes: Promise<VisualState>[] = [];
+    if (known.length) {
+      const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+      const states = known.map((p) => this.seen.get(p.task.crops[0]) as VisualState);
+      for (const p of known) this.seen.delete(p.task.crops[0]);
+      passes.push(Promise.resolve(states.length === 1 ? states[0] : concatVisual(states, nLayers, nHeads, headDim, this.pool)));
+      group = [...known, ...group.filter((p) => !known.includes(p))];
+    }
+    // Every other crop of the group, narrowest first; a region's lines go through the pass with their line index.
+    const entries = group.slice(known.length).flatMap((p, member) => p.task.crops.map((crop, line) => ({ member, line, crop })));
+    if (regions) entries.sort((a, b) => a.crop.width - b.crop.width);
     for (let i = 0; i < entries.length; i += VISION_CHUNK) {
       const chunk = entries.slice(i, i + VISION_CHUNK);
       passes.push(runVision(this.bundle, packBatch(chunk.map((e) => e.crop), { height, widthMultiple, maxWidth }, regions ? chunk.map((e) => e.line) : undefined)));

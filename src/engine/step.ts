@@ -27,6 +27,20 @@ export interface StepOutput {
 
 const causal = (_b: number, i: number, j: number): boolean => j <= i;
 
+/**
+ * A stacked K/V tensor [L, ...rest] as the decoder graph takes it: one input per layer (`vis_k_0` ...), each a view
+ * of the stacked buffer so nothing is copied (training/layer_inputs.py), or the stacked tensor for a graph exported
+ * before that (which copies it whole on every forward).
+ */
+export function kvFeeds(session: ort.InferenceSession, name: string, data: Float32Array, dims: readonly number[]): Record<string, ort.Tensor> {
+  if (!session.inputNames.includes(`${name}_0`)) return { [name]: new ort.Tensor('float32', data, [...dims]) };
+  const [layers, ...rest] = dims;
+  const per = rest.reduce((a, b) => a * b, 1);
+  const feeds: Record<string, ort.Tensor> = {};
+  for (let l = 0; l < layers; l++) feeds[`${name}_${l}`] = new ort.Tensor('float32', data.subarray(l * per, (l + 1) * per), rest);
+  return feeds;
+}
+
 export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualState, input: StepInput): Promise<StepOutput> {
   const b = cache.batch;
   const t = input.tokens[0].length;
@@ -48,13 +62,14 @@ export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualSta
   }
   const { nLayers, nHeads, headDim } = bundle.config.dims;
   const visDims = [nLayers, b, nHeads, vis.visual, headDim];
-  const out = await bundle.decoder.run({
+  const session = bundle.decoder;
+  const out = await session.run({
     tokens: new ort.Tensor('int64', tokens, [b, t]),
     positions: new ort.Tensor('int64', positions, [b, t]),
-    cache_k: new ort.Tensor('float32', cache.k, cache.dims),
-    cache_v: new ort.Tensor('float32', cache.v, cache.dims),
-    vis_k: new ort.Tensor('float32', vis.k, visDims),
-    vis_v: new ort.Tensor('float32', vis.v, visDims),
+    ...kvFeeds(session, 'cache_k', cache.k, cache.dims),
+    ...kvFeeds(session, 'cache_v', cache.v, cache.dims),
+    ...kvFeeds(session, 'vis_k', vis.k, visDims),
+    ...kvFeeds(session, 'vis_v', vis.v, visDims),
     vis_mask: new ort.Tensor('float32', vis.mask, [b, vis.visual]),
     attn_bias: new ort.Tensor('float32', bias, [b, t, c + t]),
   });

@@ -54,16 +54,23 @@ export function keepVisualRows(s: VisualState, rows: readonly number[], layers: 
 
 /** Greedy CTC reading of each row: collapse repeats, drop blanks. */
 export function ctcGreedy(s: VisualState, blank: number): number[][] {
-  const vocab = s.ctcLogits.length / (s.batch * s.visual);
+  const { ctcLogits: x, mask, visual } = s;
+  const vocab = x.length / (s.batch * visual);
   const rows: number[][] = [];
   for (let b = 0; b < s.batch; b++) {
     const seq: number[] = [];
     let prev = -1;
-    for (let t = 0; t < s.visual; t++) {
-      if (s.mask[b * s.visual + t] === 0) break;
-      const off = (b * s.visual + t) * vocab;
+    for (let t = 0; t < visual; t++) {
+      if (mask[b * visual + t] === 0) break;
+      const off = (b * visual + t) * vocab;
       let best = 0;
-      for (let c = 1; c < vocab; c++) if (s.ctcLogits[off + c] > s.ctcLogits[off + best]) best = c;
+      let top = x[off];
+      for (let c = 1; c < vocab; c++) {
+        if (x[off + c] > top) {
+          top = x[off + c];
+          best = c;
+        }
+      }
       if (best !== prev && best !== blank) seq.push(best);
       prev = best;
     }

@@ -6,9 +6,9 @@
  * is unsure, and a page is turned only when the turned reading is both clearly better and confident itself:
  * a page of a script the model does not read is left as it is.
  */
-import { cropLines } from '../document/crop-lines.js';
 import type { PreparedPage } from '../document/layout/off-thread.js';
 import type { Engine } from '../engine/engine.js';
+import type { GrayCrop } from '../engine/preprocess.js';
 
 /** Lines asked about: the longest ones, where the evidence is. */
 const SAMPLE_LINES = 6;
@@ -30,17 +30,22 @@ function pooled(scores: readonly { logProb: number; frames: number }[]): number 
   return frames ? sum / frames : -Infinity;
 }
 
-/** Whether the page reads better turned half round. */
-export async function readsUpsideDown(engine: Engine, prepared: PreparedPage): Promise<boolean> {
-  const boxes = prepared.layout.blocks
-    .filter((b) => b.type !== 'figure' && b.type !== 'table')
-    .flatMap((b) => b.lines.map((l) => l.box))
-    .sort((a, b) => b.width - a.width)
-    .slice(0, SAMPLE_LINES);
-  if (!boxes.length) return false;
-  const crops = await cropLines(prepared.page, boxes, engine.imageSpec);
-  const asIs = pooled(await engine.ctcConfidence(crops));
+/**
+ * Whether the page reads better turned half round. `crops` are the page's line crops, one per line box in
+ * reading order (as the page will be read): the ones asked about are read from them, and their visual states kept
+ * for the reading, so an upright page's orientation costs no vision pass of its own.
+ */
+export async function readsUpsideDown(engine: Engine, prepared: PreparedPage, crops: readonly GrayCrop[]): Promise<boolean> {
+  const lines = prepared.layout.blocks.flatMap((b) => b.lines.map((l) => ({ box: l.box, asked: b.type !== 'figure' && b.type !== 'table' })));
+  const sample = lines
+    .map((l, i) => ({ ...l, crop: crops[i] }))
+    .filter((l) => l.asked)
+    .sort((a, b) => b.box.width - a.box.width)
+    .slice(0, SAMPLE_LINES)
+    .map((l) => l.crop);
+  if (!sample.length) return false;
+  const asIs = pooled(await engine.ctcConfidence(sample, { keep: true }));
   if (asIs >= SURE) return false;
-  const turned = pooled(await engine.ctcConfidence(crops.map((c) => ({ ...c, data: c.data.slice().reverse() }))));
+  const turned = pooled(await engine.ctcConfidence(sample.map((c) => ({ ...c, data: c.data.slice().reverse() }))));
   return turned >= CONFIDENT && turned > asIs + MARGIN;
 }

@@ -7,7 +7,7 @@
  * is never used as the answer.
  */
 import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
-import { cropLines } from '../document/crop-lines.js';
+import { cropLines, type LineCrop } from '../document/crop-lines.js';
 import { preparePageOffThread } from '../document/layout/off-thread.js';
 import { cropLineImage } from '../document/line-image.js';
 import { PAGE_BREAK } from '../document/markdown.js';
@@ -114,20 +114,24 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
       let prepared = await preparePageOffThread({ page: rendered, lineImage: source.format !== 'pdf' && source.pageCount === 1 });
       stages.flatten += prepared.ms.flatten + prepared.ms.deskew;
       stages.layout += prepared.ms.layout;
+      const cut = async (p: typeof prepared): Promise<LineCrop[]> => {
+        const t1 = performance.now();
+        // A line image is cut as the engine's line path cuts one (margins, polarity), not as a page's line.
+        const out = p.oneLine ? [await cropLineImage(p.page, engine.imageSpec)] : await cropLines(p.page, p.layout.blocks.flatMap((b) => b.lines.map((l) => l.box)), engine.imageSpec);
+        stages.crop += performance.now() - t1;
+        return out;
+      };
+      let crops = await cut(prepared);
       if (!prepared.oneLine) {
         const t = performance.now();
-        if (await readsUpsideDown(engine, prepared)) {
+        if (await readsUpsideDown(engine, prepared, crops)) {
           prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn });
+          crops = await cut(prepared);
         }
         stages.orient += performance.now() - t;
       }
-      const { page, layout } = prepared;
+      const { layout } = prepared;
       layout.rotation = prepared.turn;
-      const t1 = performance.now();
-      const boxes = layout.blocks.flatMap((b) => b.lines.map((l) => l.box));
-      // A line image is cut as the engine's line path cuts one (margins, polarity), not as a page's line.
-      const crops = prepared.oneLine ? [await cropLineImage(page, engine.imageSpec)] : await cropLines(page, boxes, engine.imageSpec);
-      stages.crop += performance.now() - t1;
       lineCount += crops.length;
       const onTokens = opts.onTokens;
       // A region bundle reads a paragraph's lines as regions; everything else (tables, headings, furniture) line by line.

@@ -10,7 +10,7 @@
  * lossless against itself: any drafter's draft is kept exactly as far as it matches the joint choice, so every
  * drafter gives the text that joint decoding without a drafter gives.
  */
-import type { Draft, RowLogits, Verdict } from '../draft.js';
+import { type Draft, logSumExp, type RowLogits, type Verdict } from '../draft.js';
 import { CtcPrefixScorer, type PrefixState } from '../ctc-prefix.js';
 import type { VerifiedLine, Verifier } from './verifier.js';
 
@@ -49,11 +49,7 @@ export class JointVerifier implements Verifier {
 
   /** The joint choice after `prefix`, and the prefix state it leads to. */
   private choose(logits: Float32Array, scorer: CtcPrefixScorer, prefix: PrefixState): { token: number; next: PrefixState } {
-    let max = -Infinity;
-    for (const x of logits) if (x > max) max = x;
-    let sum = 0;
-    for (const x of logits) sum += Math.exp(x - max);
-    const norm = max + Math.log(sum);
+    const norm = logSumExp(logits);
     const top = topK(logits, CANDIDATES);
     const w = this.params.ctcWeight;
     let best = { token: top[0], next: prefix, score: -Infinity };
