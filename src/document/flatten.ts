@@ -86,19 +86,20 @@ function backgrounds(s: CellStats): Float32Array {
   // -1 where none is found: the cell stays as it is.
   const { cols, rows } = s;
   const bg = new Float32Array(cols * rows).fill(-1);
-  const votes: number[] = [];
+  const { flat, median } = s;
+  const all = new Uint8Array((2 * REACH + 1) ** 2);
   for (let cy = 0; cy < rows; cy++) {
     for (let cx = 0; cx < cols; cx++) {
-      votes.length = 0;
-      around(cols, rows, cx, cy, (i) => {
-        if (s.flat[i]) votes.push(s.median[i]);
-      });
-      if (votes.length < MIN_VOTES) continue;
-      votes.sort((a, b) => a - b);
+      let n = 0;
+      for (let y = Math.max(0, cy - REACH); y <= Math.min(rows - 1, cy + REACH); y++) {
+        for (let x = Math.max(0, cx - REACH), i = y * cols + x; x <= Math.min(cols - 1, cx + REACH); x++, i++) if (flat[i]) all[n++] = median[i];
+      }
+      if (n < MIN_VOTES) continue;
+      const votes = all.subarray(0, n).sort();
       // Paper and a panel's fill are one tone across the window; a photograph's smooth parts are flat cell by
       // cell but vary across it, and must not be "flattened" into its own background.
-      if (votes[(votes.length * 3) >> 2] - votes[votes.length >> 2] > MAX_TONE_SPREAD) continue;
-      bg[cy * cols + cx] = votes[votes.length >> 1];
+      if (votes[(n * 3) >> 2] - votes[n >> 2] > MAX_TONE_SPREAD) continue;
+      bg[cy * cols + cx] = votes[n >> 1];
     }
   }
   // Cells without one (a photograph, a drawing, text too dense to leave flat cells near) stay as they are.

@@ -57,19 +57,42 @@ export function oneLineLayout(page: { width: number; height: number }): PageLayo
 type Leaf = { kind: 'block'; box: Box } | { kind: 'table'; box: Box; parts: Box[] };
 
 function trim(ink: InkMap, r: Box): Box | null {
+  const { data, width } = ink;
   let x0 = r.x + r.width;
   let x1 = -1;
   let y0 = r.y + r.height;
   let y1 = -1;
   for (let y = r.y; y < r.y + r.height; y++) {
-    const base = y * ink.width;
-    for (let x = r.x; x < r.x + r.width; x++) {
-      if (ink.data[base + x]) {
-        if (x < x0) x0 = x;
-        if (x > x1) x1 = x;
-        if (y < y0) y0 = y;
-        if (y > y1) y1 = y;
+    const base = y * width;
+    // Per row, only the columns that could still move an edge: in from the left up to the leftmost ink found so
+    // far, in from the right down to the rightmost.
+    let inked = false;
+    for (let x = r.x; x < x0; x++) {
+      if (data[base + x]) {
+        x0 = x;
+        inked = true;
+        break;
       }
+    }
+    for (let x = r.x + r.width - 1; x > x1 && x >= r.x; x--) {
+      if (data[base + x]) {
+        x1 = x;
+        inked = true;
+        break;
+      }
+    }
+    if (!inked) {
+      // The row's ink, if any, lies within [x0, x1]: a row counts for the vertical extent if it has any.
+      for (let x = x0; x <= x1; x++) {
+        if (data[base + x]) {
+          inked = true;
+          break;
+        }
+      }
+    }
+    if (inked) {
+      if (y < y0) y0 = y;
+      y1 = y;
     }
   }
   return x1 < 0 ? null : { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
@@ -91,10 +114,11 @@ function gaps(profile: Int32Array, min: number): [number, number][] {
 }
 
 function columnProfile(ink: InkMap, r: Box): Int32Array {
+  const { data, width } = ink;
   const p = new Int32Array(r.width);
   for (let y = r.y; y < r.y + r.height; y++) {
-    const base = y * ink.width + r.x;
-    for (let x = 0; x < r.width; x++) p[x] += ink.data[base + x];
+    const base = y * width + r.x;
+    for (let x = 0; x < r.width; x++) p[x] += data[base + x];
   }
   return p;
 }
@@ -311,6 +335,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
   // Rules are runs far longer than any letter's stroke: a few line heights (cell borders included).
   const lh0 = lineHeightOf(ink);
   const rules = removeRules(ink, Math.max(40, Math.round(4 * lh0)));
+  // Rules are erased only where found: without any the ink, and so its line height, is unchanged.
   const lhRules = lineHeightOf(ink);
   // Pictures next, so the gutters they bridge show; the line height is measured again without their "lines".
   const pictures = takeOutPictures(ink, lhRules);

@@ -37,11 +37,12 @@ function splitTall(band: Band, rows: Int32Array, typical: number, keepFragments:
 
 /** Row ink counts of a region (index = page row). */
 export function rowProfile(ink: InkMap, r: Box): Int32Array {
+  const { data, width } = ink;
   const rows = new Int32Array(ink.height);
   for (let y = r.y; y < r.y + r.height; y++) {
     let n = 0;
-    const base = y * ink.width;
-    for (let x = r.x; x < r.x + r.width; x++) n += ink.data[base + x];
+    const base = y * width;
+    for (let x = r.x; x < r.x + r.width; x++) n += data[base + x];
     rows[y] = n;
   }
   return rows;
