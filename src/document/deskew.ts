@@ -4,13 +4,13 @@
  */
 import sharp from 'sharp';
 import type { GrayPage } from './decode-image.js';
-import { otsuThreshold } from './layout/ink.js';
+import { inkThreshold } from './layout/ink.js';
 
 const MAX_DEGREES = 5;
 const STEP = 0.1;
 
 export function estimateSkew(page: GrayPage): number {
-  const thr = Math.min(otsuThreshold(page.data), 200);
+  const thr = inkThreshold(page);
   // A sample of ink pixels is enough: up to ~60k points, kept column by column (a column's points share their
   // shift at every angle, so each angle rounds once per column rather than once per point).
   const { width, height, data } = page;

@@ -71,13 +71,6 @@ function cellStats(page: GrayPage): CellStats {
   return { cols, rows, median, flat };
 }
 
-/** Calls `visit(index)` for the cells within REACH of (cx, cy). */
-function around(cols: number, rows: number, cx: number, cy: number, visit: (i: number) => void): void {
-  for (let y = Math.max(0, cy - REACH); y <= Math.min(rows - 1, cy + REACH); y++) {
-    for (let x = Math.max(0, cx - REACH); x <= Math.min(cols - 1, cx + REACH); x++) visit(y * cols + x);
-  }
-}
-
 /**
  * Each cell's background: the median of the flat cells around it (a bold stroke's solid cells are outvoted by
  * the paper around them) where they agree on one tone.
@@ -133,11 +126,13 @@ function inverted(page: GrayPage, s: CellStats, bg: Float32Array): Uint8Array {
       let l = 0;
       let d = 0;
       let n = 0;
-      around(cols, rows, cx, cy, (i) => {
-        l += light[i];
-        d += dark[i];
-        n++;
-      });
+      for (let y = Math.max(0, cy - REACH); y <= Math.min(rows - 1, cy + REACH); y++) {
+        for (let x = Math.max(0, cx - REACH), i = y * cols + x; x <= Math.min(cols - 1, cx + REACH); x++, i++) {
+          l += light[i];
+          d += dark[i];
+          n++;
+        }
+      }
       out[cy * cols + cx] = l > 2 * d && l >= MIN_LIGHT * n * CELL * CELL ? 1 : 0;
     }
   }
@@ -164,7 +159,9 @@ export function flattenBackground(page: GrayPage): GrayPage {
       const c = cy * cols + cx;
       const b = bg[c];
       const p = page.data[row + x];
-      const [up, side, corner] = [ny * cols + cx, cy * cols + nx, ny * cols + nx];
+      const up = ny * cols + cx;
+      const side = cy * cols + nx;
+      const corner = ny * cols + nx;
       // Where cells of both polarities meet (a panel's edge), a pixel at either side's background is background:
       // otherwise the paper beside a dark panel, seen from the panel's cell, would turn into a bar of ink.
       if (inv[c] !== inv[up] || inv[c] !== inv[side] || inv[c] !== inv[corner]) {

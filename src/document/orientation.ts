@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import type { GrayPage } from './decode-image.js';
-import { otsuThreshold } from './layout/ink.js';
+import { inkThreshold } from './layout/ink.js';
 
 export type Turn = 0 | 90 | 180 | 270;
 
@@ -28,7 +28,7 @@ function emptyShare(profile: Float64Array): number {
 
 /** Whether the page's lines run down it (the page lies on its side) rather than across. */
 export function linesRunDown(page: GrayPage): boolean {
-  const thr = Math.min(otsuThreshold(page.data), 200);
+  const thr = inkThreshold(page);
   const rows = new Float64Array(page.height);
   const cols = new Float64Array(page.width);
   for (let y = 0; y < page.height; y++) {

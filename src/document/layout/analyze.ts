@@ -159,9 +159,11 @@ function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): 
   const ruled = vrules.filter((v) => v.x >= r.x && v.x < r.x + r.width && Math.min(v.y + v.height, r.y + r.height) - Math.max(v.y, r.y) >= 0.6 * r.height);
   // Within one line ("5.1   Method", a label and its value) only a wide gap separates blocks; a line of large
   // type (a title) is one line too, and its word spaces are as wide as its size.
+  const all = gaps(columnProfile(ink, r), 1);
+  // Every gap kept below is at least 6 px wide or holds a rule: without one, no need to count the lines.
+  if (!ruled.length && !all.some(([a, b]) => b - a >= 6)) return [];
   const oneLine = r.height < 1.6 * lh || lineBands(ink, r, lh).length === 1;
   const min = oneLine ? 3 * Math.max(lh, 0.8 * r.height) : lh;
-  const all = gaps(columnProfile(ink, r), 1);
   const wide = all.filter(([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b));
   if (r.height < NARROW_GUTTER.minHeight * lh) return wide;
   // Magazines set columns closer than a line height apart. A narrower gap still parts columns where it runs

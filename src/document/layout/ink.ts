@@ -50,8 +50,24 @@ export function otsuThreshold(data: Uint8Array): number {
   return threshold;
 }
 
+const thresholds = new WeakMap<Uint8Array, number>();
+
+/**
+ * The page's ink threshold: Otsu's, at most 200. Orientation, skew and layout each ask for it, mostly of the same
+ * pixels (an upright page without skew is one image throughout), so it is kept per image: a page image's pixels
+ * are never changed in place (turning, deskewing and flattening make new ones).
+ */
+export function inkThreshold(page: GrayPage): number {
+  let thr = thresholds.get(page.data);
+  if (thr === undefined) {
+    thr = Math.min(otsuThreshold(page.data), 200);
+    thresholds.set(page.data, thr);
+  }
+  return thr;
+}
+
 export function binarize(page: GrayPage): InkMap {
-  const thr = Math.min(otsuThreshold(page.data), 200);
+  const thr = inkThreshold(page);
   const data = new Uint8Array(page.width * page.height);
   for (let i = 0; i < data.length; i++) data[i] = page.data[i] <= thr ? 1 : 0;
   return { width: page.width, height: page.height, data };

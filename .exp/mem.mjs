@@ -1,0 +1,13 @@
+import fs from 'node:fs';
+import { Engine } from '../dist/src/engine/engine.js';
+import { readDocument } from '../dist/src/worker/read-document.js';
+const mb = (x) => (x / 2 ** 20).toFixed(0);
+const show = (label) => { const m = process.memoryUsage(); const hwm = fs.readFileSync('/proc/self/status', 'utf8').match(/VmHWM:\s+(\d+)/)[1]; console.log(label, 'rss', mb(m.rss), 'hwm', (hwm / 1024).toFixed(0), 'heap', mb(m.heapUsed), 'external', mb(m.external), 'arrayBuffers', mb(m.arrayBuffers)); };
+show('start');
+const engine = await Engine.open();
+show('engine open');
+const dir = '/work/shared/eval/docbank_samples/images/';
+const files = fs.readdirSync(dir).filter(f => f.endsWith('.jpg')).slice(0, 6);
+await Promise.all(files.map(async (f) => { await readDocument(engine, fs.readFileSync(dir + f), f); show('page done'); }));
+show('all done');
+await engine.close();
