@@ -328,18 +328,18 @@ export class Scheduler {
     this.compact(true);
   }
 
-  /**
-   * Start the vision pass for the lines waiting, if there is room for them and no pass is in flight. It runs in
-   * the vision worker while the batch goes on decoding; the lines join at a step boundary once it lands.
-   * The group is read narrowest first in chunks of similar widths: each chunk is padded only to its own widest
-   * line (a page's headings and short last lines no longer cost a full-width pass).
-   */
   /** Keep each crop's row of a vision pass run outside the scheduler, for when the crop is read. */
   remember(crops: readonly GrayCrop[], state: VisualState): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     crops.forEach((crop, r) => this.seen.set(crop, keepVisualRows(state, [r], nLayers, nHeads, headDim)));
   }
 
+  /**
+   * Start the vision pass for the lines waiting, if there is room for them and no pass is in flight. It runs in
+   * the vision worker while the batch goes on decoding; the lines join at a step boundary once it lands.
+   * The group is read narrowest first in chunks of similar widths: each chunk is padded only to its own widest
+   * line (a page's headings and short last lines no longer cost a full-width pass).
+   */
   private startVision(): void {
     if (this.vision) return;
     this.queue = this.queue.filter((p) => {

@@ -338,7 +338,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
   const lh0 = lineHeightOf(ink);
   const rules = removeRules(ink, Math.max(40, Math.round(4 * lh0)));
   // Rules are erased only where found: without any the ink, and so its line height, is unchanged.
-  const lhRules = lineHeightOf(ink);
+  const lhRules = rules.length ? lineHeightOf(ink) : lh0;
   // Pictures next, so the gutters they bridge show; the line height is measured again without their "lines".
   const pictures = takeOutPictures(ink, lhRules);
   const lh = pictures.length ? lineHeightOf(ink) : lhRules;
