@@ -103,8 +103,8 @@ for (const setting of threadSettings) {
   engine.observeForwards((o) => batchRows.push(o.rows));
   const threads = engine.bundle.threads;
   header = reportHeader(engine);
-  await runJob(pages[0], { drafter: 'ctc' }); // warm-up: first-run allocations and the draft-length calibration
-  for (const [name, decoding] of [['none (AR baseline)', { drafter: 'none', verifier: 'greedy' }], ['ctc + greedy', { drafter: 'ctc', verifier: 'greedy' }], ['ctc + joint (default)', { drafter: 'ctc', verifier: 'joint' }]] as const) {
+  await runJob(pages[0], { drafter: 'CTC' }); // warm-up: first-run allocations and the draft-length calibration
+  for (const [name, decoding] of [['none (AR baseline)', { drafter: 'NONE', verifier: 'GREEDY' }], ['ctc + greedy', { drafter: 'CTC', verifier: 'GREEDY' }], ['ctc + joint (default)', { drafter: 'CTC', verifier: 'JOINT' }]] as const) {
     rows.push(await measure(threads, name, decoding, 'one after another'));
     rows.push(await measure(threads, name, decoding, 'all at once'));
   }

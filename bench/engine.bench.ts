@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { Engine } from '../src/engine/engine.js';
 import { KvCache } from '../src/engine/kv-cache.js';
 import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
-import { decoderStep } from '../src/engine/step.js';
+import { decoderStep } from '../src/engine/decoder-step.js';
 import { runVision } from '../src/engine/vision.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
 import { benchArgs, benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';

@@ -10,7 +10,8 @@ import WebSocket from 'ws';
 
 const base = process.env.SPECULA_URL ?? 'http://localhost:4000';
 const key = process.env.SPECULA_KEY;
-const [file = 'examples/sample-page.png', drafter = 'ctc'] = process.argv.slice(2);
+const [file = 'examples/sample-page.png', name = 'ctc'] = process.argv.slice(2);
+const drafter = name.toUpperCase().replace(/-/g, '_'); // the API's enum value (ctc: CTC, dual-diffusion: DUAL_DIFFUSION)
 const auth = key ? { authorization: `Bearer ${key}` } : {};
 
 // 1. Upload (GraphQL multipart request). The CSRF header tells the server this is not a browser form post.

@@ -1,41 +1,58 @@
-/** How a job is decoded, chosen per request; validated against the served bundle with the choices listed. */
-import { MAX_DRAFT_LENGTH } from '../src/engine/draft-length.js';
-import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, DRAFTERS, MAX_REFERENCE_CHARS, MIN_VISUAL_KEEP, VERIFIERS } from '../src/engine/options.js';
+/**
+ * How a job is decoded, chosen per request. Every choice and parameter here is derived from the engine's
+ * registry (src/engine/registry.ts): a drafter or verifier added there is an enum value here, and a strategy's
+ * parameters are an input of their own, with the same ranges the engine checks.
+ */
+import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, DRAFT_LENGTH, knobNumber, knobRange, MAX_REFERENCE_CHARS, VISUAL_KEEP } from '../src/engine/options.js';
+import { drafterSpecs, type Knob, parameterGroups, verifierSpecs } from '../src/engine/registry.js';
 import { builder } from './builder.js';
 
-const quoted = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
+/** A strategy's name as a GraphQL enum value: "dual-diffusion" is DUAL_DIFFUSION. */
+export const enumValueOf = (name: string): string => name.toUpperCase().replace(/-/g, '_');
 
-export const RelaxedInput = builder.inputType('RelaxedInput', {
-  description: 'The relaxed verifier accepts a drafted token that is among the top-K and at least minRatio as likely as the best.',
-  fields: (t) => ({
-    topK: t.int({ required: false, validate: { int: true, min: 1, max: 100 } }),
-    minRatio: t.float({ required: false, validate: { refine: [(v) => v > 0 && v <= 1, { message: 'minRatio must be in (0, 1]' }] } }),
-  }),
+const valuesOf = (specs: readonly { name: string; description: string }[]): Record<string, { value: string; description: string }> =>
+  Object.fromEntries(specs.map((s) => [enumValueOf(s.name), { value: s.name, description: s.description }]));
+
+export const DrafterEnum = builder.enumType('Drafter', {
+  description: 'What proposes tokens for the verifier to check (the engine query says which this bundle can run). Lossless pairings give the same text with any drafter; only speed changes.',
+  values: valuesOf(drafterSpecs()),
 });
 
-export const JointInput = builder.inputType('JointInput', {
-  description: 'The joint verifier commits, at each position, the token that scores best under the decoder and the CTC head together (hybrid CTC/attention decoding): more accurate than plain greedy decoding, and a different text.',
-  fields: (t) => ({
-    ctcWeight: t.float({ required: false, description: 'The CTC head\'s share of the score, 0..1 (0: plain greedy). Default 0.7.', validate: { refine: [(v) => v >= 0 && v <= 1, { message: 'ctcWeight must be in 0..1' }] } }),
-  }),
+export const VerifierEnum = builder.enumType('Verifier', {
+  description: 'What decides how much of a draft is kept, and which token follows it.',
+  values: valuesOf(verifierSpecs()),
 });
+
+const pascal = (name: string): string => name.split('-').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+const described = (k: Knob): string => `${k.description} ${knobRange(k)}; default ${k.default}.`;
+
+/** One input per parameterised strategy (RelaxedInput, JointInput), its fields the strategy's knobs. */
+const parameterInputs = parameterGroups().map((g) => ({
+  name: g.name,
+  ref: builder.inputType(`${pascal(g.name)}Input`, {
+    description: `Parameters of "${g.name}": ${g.description}`,
+    fields: (t) => Object.fromEntries(Object.entries(g.params).map(([name, k]) => {
+      const options = { required: false, description: described(k), validate: { schema: knobNumber(k) } } as const;
+      return [name, k.type === 'int' ? t.int(options) : t.float(options)];
+    })),
+  }),
+}));
 
 export const VisualTokensInput = builder.inputType('VisualTokensInput', {
   description: 'Focal pruning: each decoder step attends only to the visual tokens the previous step looked at most (and their neighbours). Lossy: the text can change; the metrics report the share kept.',
   fields: (t) => ({
-    keep: t.float({ required: false, description: `Share of each line's visual tokens a step keeps, ${MIN_VISUAL_KEEP}..1. Default 1 (all: no pruning).`, validate: { refine: [(v) => v >= MIN_VISUAL_KEEP && v <= 1, { message: `keep must be in ${MIN_VISUAL_KEEP}..1` }] } }),
+    keep: t.float({ required: false, description: described(VISUAL_KEEP), validate: { schema: knobNumber(VISUAL_KEEP) } }),
   }),
 });
 
 export const DecodingInput = builder.inputType('DecodingInput', {
-  description: 'Lossless pairings (any drafter with the greedy or tree verifier) give the same text as drafter "none"; only speed changes. Any drafter with the joint verifier gives the text of drafter "none" with the joint verifier.',
+  description: 'Lossless pairings (any drafter with the GREEDY or TREE verifier) give the same text as drafter NONE; only speed changes. Any drafter with the JOINT verifier gives the text of drafter NONE with the JOINT verifier.',
   fields: (t) => ({
-    drafter: t.string({ required: false, description: `One of ${quoted(DRAFTERS)} (the engine query says which this bundle can run). Default "${DEFAULT_DRAFTER}" (the fastest measured).` }),
-    verifier: t.string({ required: false, description: `One of ${quoted(VERIFIERS)}. Default "${DEFAULT_VERIFIER}" (the most accurate measured); "greedy" gives plain greedy AR text with any drafter, and drafter "none" with verifier "greedy" is plain AR decoding.` }),
-    draftLength: t.int({ required: false, description: `Tokens per draft, 1..${MAX_DRAFT_LENGTH}; absent = chosen per step from the measured cost of a forward.`, validate: { int: true, min: 1, max: MAX_DRAFT_LENGTH } }),
+    drafter: t.field({ type: DrafterEnum, required: false, description: `Default ${enumValueOf(DEFAULT_DRAFTER)} (the fastest measured), or NONE where the bundle has no CTC head.` }),
+    verifier: t.field({ type: VerifierEnum, required: false, description: `Default ${enumValueOf(DEFAULT_VERIFIER)} (the most accurate measured), or GREEDY where the bundle has no CTC head or reads regions; GREEDY gives plain greedy AR text with any drafter.` }),
+    draftLength: t.int({ required: false, description: `${DRAFT_LENGTH.description} ${knobRange(DRAFT_LENGTH)}.`, validate: { schema: knobNumber(DRAFT_LENGTH) } }),
     visualTokens: t.field({ type: VisualTokensInput, required: false }),
-    reference: t.string({ required: false, description: 'Text the reference drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: MAX_REFERENCE_CHARS } }),
-    relaxed: t.field({ type: RelaxedInput, required: false }),
-    joint: t.field({ type: JointInput, required: false }),
+    reference: t.string({ required: false, description: 'Text the REFERENCE drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: MAX_REFERENCE_CHARS } }),
+    ...Object.fromEntries(parameterInputs.map((p) => [p.name, t.field({ type: p.ref, required: false })])),
   }),
 });

@@ -1,6 +1,7 @@
 /** The engine: the model it serves, the strategies a request may pick, and live load. */
 import type { EngineInfo, EngineStats, ModelInfo, StrategyInfo } from '../src/resolvers/context.js';
 import { builder } from './builder.js';
+import { DrafterEnum, VerifierEnum } from './decoding.js';
 
 const Model = builder.objectRef<ModelInfo>('Model').implement({
   fields: (t) => ({
@@ -17,22 +18,32 @@ const Model = builder.objectRef<ModelInfo>('Model').implement({
   }),
 });
 
-const Drafter = builder.objectRef<StrategyInfo['drafters'][number]>('Drafter').implement({
+const DrafterChoice = builder.objectRef<StrategyInfo['drafters'][number]>('DrafterChoice').implement({
+  description: 'A drafter, and whether the served bundle can run it.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    available: t.exposeBoolean('available'),
-    reason: t.string({ nullable: true, resolve: (d) => d.reason ?? null }),
+    name: t.field({ type: DrafterEnum, resolve: (d) => d.name }),
+    description: t.exposeString('description'),
+    available: t.exposeBoolean('available', { description: 'False where the bundle lacks the model head it runs on.' }),
+    reason: t.string({ nullable: true, description: 'Why it is not available, when it is not.', resolve: (d) => d.reason ?? null }),
+  }),
+});
+
+const VerifierChoice = builder.objectRef<StrategyInfo['verifiers'][number]>('VerifierChoice').implement({
+  description: 'A verifier a request may pick.',
+  fields: (t) => ({
+    name: t.field({ type: VerifierEnum, resolve: (v) => v.name }),
+    description: t.exposeString('description'),
   }),
 });
 
 const Strategies = builder.objectRef<StrategyInfo>('Strategies').implement({
   fields: (t) => ({
-    drafters: t.field({ type: [Drafter], resolve: (s) => s.drafters }),
-    verifiers: t.exposeStringList('verifiers'),
+    drafters: t.field({ type: [DrafterChoice], resolve: (s) => s.drafters }),
+    verifiers: t.field({ type: [VerifierChoice], resolve: (s) => s.verifiers }),
     visualKeepMin: t.float({ resolve: (s) => s.visualKeep.min }),
     focalLayers: t.exposeIntList('focalLayers'),
-    defaultDrafter: t.string({ description: 'The drafter a request that names none gets.', resolve: (s) => s.defaults.drafter }),
-    defaultVerifier: t.string({ description: 'The verifier a request that names none gets.', resolve: (s) => s.defaults.verifier }),
+    defaultDrafter: t.field({ type: DrafterEnum, description: 'The drafter a request that names none gets.', resolve: (s) => s.defaults.drafter }),
+    defaultVerifier: t.field({ type: VerifierEnum, description: 'The verifier a request that names none gets.', resolve: (s) => s.defaults.verifier }),
   }),
 });
 

@@ -1,12 +1,29 @@
-/** Typed errors a field can answer with (a union member the client can branch on). */
-import { NotFoundError } from '../src/resolvers/errors.js';
+/**
+ * Every stable error code, as one enum (a failed job's code, a typed error's, and `extensions.code` on a GraphQL
+ * error), and the typed errors a field can answer with (a union member the client can branch on).
+ */
+import { DOCUMENT_ERROR_CODES } from '../src/document/errors.js';
+import { ENGINE_ERROR_CODES } from '../src/engine/errors.js';
+import { JOB_ERROR_CODES, type JobErrorCode } from '../src/jobs/job.js';
+import { API_ERROR_CODES, type ApiErrorCode, NotFoundError } from '../src/resolvers/errors.js';
 import { builder } from './builder.js';
 
-export const ErrorInterface = builder.interfaceRef<Error & { code?: string }>('Error').implement({
+const origin = (code: string): string =>
+  (DOCUMENT_ERROR_CODES as readonly string[]).includes(code) ? 'The document: it cannot be read as sent.'
+    : (ENGINE_ERROR_CODES as readonly string[]).includes(code) ? 'The engine refused or stopped the read.'
+      : (API_ERROR_CODES as readonly string[]).includes(code) ? 'The request (GraphQL `extensions.code`).'
+        : 'The service: not the document\'s fault (a lost upload, an unexpected failure, reported).';
+
+export const ErrorCode = builder.enumType('ErrorCode', {
+  description: 'Stable error codes: branch on these, never on messages. A failed job carries a document, engine or service code; a refused request carries a request code in `extensions.code`.',
+  values: Object.fromEntries([...new Set([...JOB_ERROR_CODES, ...API_ERROR_CODES])].map((c) => [c, { value: c, description: origin(c) }])),
+});
+
+export const ErrorInterface = builder.interfaceRef<Error & { code: ApiErrorCode | JobErrorCode }>('Error').implement({
   description: 'Something the client can act on; `code` is stable.',
   fields: (t) => ({
     message: t.exposeString('message'),
-    code: t.string({ resolve: (e) => e.code ?? 'ERROR' }),
+    code: t.field({ type: ErrorCode, resolve: (e) => e.code }),
   }),
 });
 

@@ -5,6 +5,7 @@
 import type { Sequenced } from '../src/jobs/events.js';
 import { subscribeParseJobEvents } from '../src/resolvers/parse-job-events.js';
 import { builder } from './builder.js';
+import { ErrorCode } from './errors.js';
 import { SpeculationMetrics } from './metrics.js';
 import { ParseJob } from './parse-job.js';
 
@@ -48,7 +49,7 @@ const JobDone = builder.objectRef<Of<'done'>>('JobDone').implement({
 
 const JobFailed = builder.objectRef<Of<'failed'>>('JobFailed').implement({
   interfaces: [JobEvent],
-  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+  fields: (t) => ({ code: t.field({ type: ErrorCode, resolve: (e) => e.code }), message: t.exposeString('message') }),
 });
 
 const JobCancelled = builder.objectRef<Of<'cancelled'>>('JobCancelled').implement({

@@ -1,8 +1,10 @@
 /** A job's pages → blocks (type, box, reading order, markdown, confidence) → lines. */
-import type { BlockResult, BoxResult, LineResult, PageResult } from '../src/jobs/job.js';
+import type { BlockOut, LineOut, PageOut } from '../src/document/assemble.js';
+import { BLOCK_TYPES } from '../src/document/layout/analyze.js';
+import type { Box as BoxShape } from '../src/document/layout/ink.js';
 import { builder } from './builder.js';
 
-export const Box = builder.objectRef<BoxResult>('Box').implement({
+export const Box = builder.objectRef<BoxShape>('Box').implement({
   description: 'A rectangle in page pixels (PDF pages are rendered at 200 dpi).',
   fields: (t) => ({
     x: t.exposeInt('x'),
@@ -12,7 +14,7 @@ export const Box = builder.objectRef<BoxResult>('Box').implement({
   }),
 });
 
-export const Line = builder.objectRef<LineResult>('Line').implement({
+export const Line = builder.objectRef<LineOut>('Line').implement({
   fields: (t) => ({
     text: t.exposeString('text'),
     box: t.field({ type: Box, resolve: (l) => l.box }),
@@ -21,12 +23,13 @@ export const Line = builder.objectRef<LineResult>('Line').implement({
 });
 
 export const BlockType = builder.enumType('BlockType', {
-  values: ['heading', 'paragraph', 'list_item', 'table', 'figure', 'page_header', 'page_footer', 'page_number'] as const,
+  description: 'What a block of the page is (the layout\'s finding).',
+  values: Object.fromEntries(BLOCK_TYPES.map((v) => [v.toUpperCase(), { value: v }])),
 });
 
-export const Block = builder.objectRef<BlockResult>('Block').implement({
+export const Block = builder.objectRef<BlockOut>('Block').implement({
   fields: (t) => ({
-    type: t.field({ type: BlockType, resolve: (b) => b.type as typeof BlockType.$inferType }),
+    type: t.field({ type: BlockType, resolve: (b) => b.type }),
     order: t.exposeInt('order', { description: 'Position in reading order on the page.' }),
     level: t.int({ nullable: true, description: 'Heading level (1 = largest).', resolve: (b) => b.level ?? null }),
     box: t.field({ type: Box, resolve: (b) => b.box }),
@@ -37,12 +40,12 @@ export const Block = builder.objectRef<BlockResult>('Block').implement({
   }),
 });
 
-export const Page = builder.objectRef<PageResult>('Page').implement({
+export const Page = builder.objectRef<PageOut>('Page').implement({
   fields: (t) => ({
     index: t.exposeInt('index', { description: '0-based page number in the document.' }),
     width: t.exposeInt('width'),
     height: t.exposeInt('height'),
-    rotation: t.int({ description: 'Clockwise degrees (0, 90, 180, 270) the page was turned to read it upright; boxes, width and height are the turned page\'s.', resolve: (p) => p.rotation ?? 0 }),
+    rotation: t.int({ description: 'Clockwise degrees (0, 90, 180, 270) the page was turned to read it upright; boxes, width and height are the turned page\'s.', resolve: (p) => p.rotation ?? 0 }), // absent in results stored before it was reported
     markdown: t.exposeString('markdown'),
     blocks: t.field({ type: [Block], resolve: (p) => p.blocks }),
   }),

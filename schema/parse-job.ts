@@ -1,13 +1,13 @@
 /** A parse job, and the root fields that create, read, list and cancel jobs. */
-import { DEFAULT_DRAFTER, DEFAULT_VERIFIER } from '../src/engine/options.js';
+import type { DecodingOptions } from '../src/engine/options.js';
 import { type JobRecord, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job.js';
 import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';
 import { createParseJob } from '../src/resolvers/create-parse-job.js';
 import { apiError, NotFoundError } from '../src/resolvers/errors.js';
 import { listParseJobs, loadParseJobs, MAX_PAGE_SIZE } from '../src/resolvers/parse-jobs.js';
 import { builder } from './builder.js';
-import { DecodingInput } from './decoding.js';
-import { ErrorInterface } from './errors.js';
+import { DecodingInput, DrafterEnum, VerifierEnum } from './decoding.js';
+import { ErrorCode, ErrorInterface } from './errors.js';
 import { SpeculationMetrics } from './metrics.js';
 import { Page } from './page.js';
 
@@ -28,17 +28,18 @@ const JobProgress = builder.objectRef<JobRecord['progress']>('JobProgress').impl
 });
 
 const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').implement({
-  description: 'Why a job failed; `code` is stable (a document, engine or INTERNAL code).',
-  fields: (t) => ({ code: t.exposeString('code'), message: t.exposeString('message') }),
+  description: 'Why a job failed; `code` is stable (a document, engine or service code).',
+  fields: (t) => ({ code: t.field({ type: ErrorCode, resolve: (e) => e.code }), message: t.exposeString('message') }),
 });
 
-const JobDecoding = builder.objectRef<NonNullable<JobRecord['input']['decoding']>>('JobDecoding').implement({
-  description: 'The decoding options the job was submitted with (defaults apply to what is absent).',
+const JobDecoding = builder.objectRef<DecodingOptions>('JobDecoding').implement({
+  description: 'The decoding options the job is read with: resolved when it was submitted, defaults filled in.',
   fields: (t) => ({
-    drafter: t.string({ description: `Absent from the request: "${DEFAULT_DRAFTER}", or "none" where the bundle has no CTC head.`, resolve: (d, _args, ctx) => ctx.engine.appliedDecoding(d).drafter }),
-    verifier: t.string({ description: `Absent from the request: "${DEFAULT_VERIFIER}", or "greedy" where the bundle has no CTC head or reads regions.`, resolve: (d, _args, ctx) => ctx.engine.appliedDecoding(d).verifier }),
+    drafter: t.field({ type: DrafterEnum, resolve: (d) => d.drafter }),
+    verifier: t.field({ type: VerifierEnum, resolve: (d) => d.verifier }),
     draftLength: t.int({ nullable: true, description: 'Null = automatic.', resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null) }),
-    visualKeep: t.float({ description: 'Share of visual tokens each step attended to (1 = all).', resolve: (d) => d.visualTokens?.keep ?? 1 }),
+    visualKeep: t.float({ description: 'Share of visual tokens each step attends to (1 = all).', resolve: (d) => d.visualTokens.keep }),
+    parameters: t.field({ type: 'JSON', description: 'Every parameterised strategy\'s parameters, by strategy name (only the chosen ones are used).', resolve: (d) => d.params }),
   }),
 });
 
@@ -59,7 +60,13 @@ ParseJob.implement({
     size: t.int({ description: 'Bytes of the input document.', resolve: (j) => j.input.size }),
     pageRange: t.string({ nullable: true, resolve: (j) => j.input.pages ?? null }),
     formats: t.field({ type: [OutputFormatEnum], resolve: (j) => j.input.formats ?? [...OUTPUT_FORMATS] }),
-    decoding: t.field({ type: JobDecoding, resolve: (j) => j.input.decoding ?? {} }),
+    decoding: t.field({
+      type: JobDecoding,
+      nullable: true,
+      description: 'Null only for a job stored by an earlier version whose options the served bundle refuses.',
+      // A job's own resolved options come back as they are; an earlier version stored them as sent.
+      resolve: (j, _args, ctx) => ctx.engine.resolveDecoding(j.input.decoding).options ?? null,
+    }),
     progress: t.field({ type: JobProgress, resolve: (j) => j.progress }),
     error: t.field({ type: JobError, nullable: true, resolve: (j) => j.error ?? null }),
     pageCount: t.int({ nullable: true, description: 'Pages in the document (not only those read).', resolve: (j) => j.result?.pageCount ?? null }),
@@ -101,15 +108,14 @@ builder.queryFields((t) => ({
   }),
   parseJobs: t.connection({
     type: ParseJob,
-    description: 'Your jobs, newest first.',
+    description: 'Your jobs, newest first: `first`/`after` page towards older jobs, `last`/`before` towards newer ones.',
     authScopes: { tenant: true },
-    complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? 20, 1), MAX_PAGE_SIZE) }),
+    complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? args.last ?? 20, 1), MAX_PAGE_SIZE) }),
     resolve: async (_root, args, ctx) => {
-      if (args.last != null || args.before != null) throw apiError('BAD_USER_INPUT', 'parseJobs pages forward only: use first and after');
-      const page = await listParseJobs(ctx, ctx.tenant as string, args.first, args.after);
+      const page = await listParseJobs(ctx, ctx.tenant as string, args);
       return {
         edges: page.jobs.map((job) => ({ cursor: job.id, node: job })),
-        pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: args.after != null, startCursor: page.jobs[0]?.id ?? null, endCursor: page.endCursor },
+        pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: page.jobs[0]?.id ?? null, endCursor: page.jobs.at(-1)?.id ?? null },
       };
     },
   }, {

@@ -6,7 +6,8 @@ import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
-import { JOINT_CTC_WEIGHT, resolveDecoding } from '../src/engine/options.js';
+import { resolveDecoding } from '../src/engine/options.js';
+import { JOINT_CTC_WEIGHT } from '../src/engine/registry.js';
 import type { GrayCrop } from '../src/engine/preprocess.js';
 import { RelaxedVerifier } from '../src/engine/verifiers/relaxed.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
@@ -53,7 +54,8 @@ describe('decoding options are validated per request', () => {
   it('relaxed verification without a drafter is refused', () => refused({ drafter: 'none', verifier: 'relaxed' }, /nothing to relax/));
   it('unknown option keys are refused, not ignored', () => refused({ drafter: 'ctc', lenght: 3 }, /lenght|Unrecognized/));
   it('defaults are ctc drafting, verified jointly with the CTC head, with auto draft length', () => {
-    assert.deepEqual(engine.resolve(undefined), { drafter: 'ctc', verifier: 'joint', draftLength: 'auto', relaxed: { topK: 5, minRatio: 0.3 }, joint: { ctcWeight: JOINT_CTC_WEIGHT }, visualTokens: { keep: 1 }, reference: undefined });
+    const name = engine.bundle.config.name;
+    assert.deepEqual(engine.resolve(undefined), { drafter: 'ctc', verifier: 'joint', draftLength: 'auto', params: { relaxed: { topK: 5, minRatio: 0.3 }, joint: { ctcWeight: JOINT_CTC_WEIGHT } }, visualTokens: { keep: 1 }, for: { bundle: name, regions: false } });
   });
   it('the relaxed verifier says it is lossy', () => {
     assert.equal(new RelaxedVerifier({ topK: 5, minRatio: 0.3 }).lossless, false);

@@ -152,7 +152,7 @@ describe('job store in Redis: retention', () => {
     const t = `R-${randomUUID()}`;
     const keep = await store.create(t, { fileName: 'keep.png', size: 1 });
     const gone = await store.create(t, { fileName: 'gone.png', size: 1 });
-    await store.transition(gone.id, ['queued'], { status: 'failed', error: { code: 'X', message: 'x' } });
+    await store.transition(gone.id, ['queued'], { status: 'failed', error: { code: 'INTERNAL', message: 'x' } });
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(await store.get(t, gone.id), null);
     assert.deepEqual((await store.list(t, 10)).jobs.map((j) => j.id), [keep.id], 'unfinished jobs stay');

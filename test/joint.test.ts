@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
-import type { DrafterName } from '../src/engine/options.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { realLines, type TestLine } from './helpers/eval-lines.js';
 
@@ -27,7 +26,7 @@ describe('joint CTC/attention verification', () => {
   });
   after(() => engine.close());
 
-  const drafters: DrafterName[] = ['ctc', 'ngram', 'mtp', 'pmtp', 'diffusion'];
+  const drafters = ['ctc', 'ngram', 'mtp', 'pmtp', 'diffusion'];
   for (const drafter of drafters) {
     it(`${drafter} + joint gives the text of joint decoding without a drafter, byte for byte`, async () => {
       const r = await engine.readLines(lines.map((l) => l.crop), { decoding: { drafter, verifier: 'joint', draftLength: 'auto' } });

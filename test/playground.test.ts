@@ -42,11 +42,11 @@ describe('the playground page, in chromium', { skip: existsSync(CHROMIUM) ? fals
       if (m.type() === 'error') errors.push(m.text());
     });
     await page.goto(`${base}/`);
-    await page.waitForSelector('select[name="drafter"] option[value="ctc"]', { state: 'attached' });
+    await page.waitForSelector('select[name="drafter"] option[value="CTC"]', { state: 'attached' });
     // Run A is what the API does unasked (ctc + joint); B, once ticked, plain greedy AR to compare with.
-    assert.equal(await page.inputValue('fieldset[data-run="a"] select[name="drafter"]'), 'ctc');
-    assert.equal(await page.inputValue('fieldset[data-run="a"] select[name="verifier"]'), 'joint');
-    assert.equal(await page.inputValue('fieldset[data-run="b"] select[name="drafter"]'), 'none');
+    assert.equal(await page.inputValue('fieldset[data-run="a"] select[name="drafter"]'), 'CTC');
+    assert.equal(await page.inputValue('fieldset[data-run="a"] select[name="verifier"]'), 'JOINT');
+    assert.equal(await page.inputValue('fieldset[data-run="b"] select[name="drafter"]'), 'NONE');
     // Run B's checkbox sits on its legend's line, beside its words.
     const tick = await page.locator('fieldset[data-run="b"] legend input').boundingBox();
     const words = await page.locator('fieldset[data-run="b"] legend label').boundingBox();
@@ -93,7 +93,7 @@ describe('the playground page, in chromium', { skip: existsSync(CHROMIUM) ? fals
     const pdfFile = join(tmpdir(), 'two-pages.pdf');
     writeFileSync(pdfFile, pdfOfImages([png, png]));
     await page.goto(`${base}/`);
-    await page.waitForSelector('select[name="drafter"] option[value="ctc"]', { state: 'attached' });
+    await page.waitForSelector('select[name="drafter"] option[value="CTC"]', { state: 'attached' });
     await page.setInputFiles('#file', pdfFile);
     await page.click('#run');
     await page.waitForFunction(() => (document.querySelector('.run') as HTMLElement | null)?.dataset.state === 'done', null, { timeout: 120_000 });
@@ -116,7 +116,7 @@ describe('the playground page, in chromium', { skip: existsSync(CHROMIUM) ? fals
     const png = readFileSync(SAMPLE_PAGE);
     writeFileSync(broken, png.subarray(0, png.length >> 2));
     await page.goto(`${base}/playground/`);
-    await page.waitForSelector('select[name="drafter"] option[value="ctc"]', { state: 'attached' });
+    await page.waitForSelector('select[name="drafter"] option[value="CTC"]', { state: 'attached' });
     await page.setInputFiles('#file', broken);
     await page.click('#run');
     const error = page.locator('.run .error');

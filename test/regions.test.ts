@@ -114,12 +114,13 @@ describe('region bundle: multi-line regions read as one sequence', () => {
     const api = engineInfo({ config: engine.bundle.config, dir: engine.bundle.dir, device: 'cpu', precision: engine.bundle.precision }, async () => []);
     for (const verifier of ['joint', 'relaxed']) {
       await assert.rejects(engine.readRegions([regions[0].crops], { decoding: { verifier } }), errorCode('INVALID_OPTIONS'));
-      assert.match(api.checkDecoding({ verifier }) ?? '', /regions take "greedy" or "tree"/);
+      assert.match(api.resolveDecoding({ verifier }).error ?? '', /regions take "greedy", "tree"/);
     }
-    assert.equal(api.checkDecoding({ drafter: 'ctc', verifier: 'tree' }), null);
-    assert.equal(api.checkDecoding({}), null, 'no options: greedy on regions');
-    assert.deepEqual(api.appliedDecoding({}), { drafter: 'ctc', verifier: 'greedy' }, 'what a job reports it was read with');
-    assert.deepEqual(api.appliedDecoding({ verifier: undefined }), { drafter: 'ctc', verifier: 'greedy' }, 'an unset verifier is not told');
+    assert.equal(api.resolveDecoding({ drafter: 'ctc', verifier: 'tree' }).error, undefined);
+    const applied = api.resolveDecoding({}).options;
+    assert.deepEqual([applied?.drafter, applied?.verifier], ['ctc', 'greedy'], 'no options: greedy on regions, as the job reports it');
+    const unset = api.resolveDecoding({ verifier: undefined }).options;
+    assert.deepEqual([unset?.drafter, unset?.verifier], ['ctc', 'greedy'], 'an unset verifier is not told');
   });
 
   it('a region over the bundle\'s line limit, or with a bad crop, gets INVALID_CROP and the engine goes on', async () => {

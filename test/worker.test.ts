@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Engine } from '../src/engine/engine.js';
+import type { DecodingOptionsInput } from '../src/engine/options.js';
 import type { Sequenced } from '../src/jobs/events.js';
 import { MemoryBlobStore } from '../src/jobs/blob-store.js';
 import { MemoryEventLog } from '../src/jobs/memory-event-log.js';
@@ -25,7 +26,7 @@ describe('a worker runs parse jobs', () => {
     await deps.engine.close();
   });
 
-  async function submit(bytes: Uint8Array, fileName: string, decoding?: Record<string, unknown>): Promise<string> {
+  async function submit(bytes: Uint8Array, fileName: string, decoding?: DecodingOptionsInput): Promise<string> {
     const job = await deps.store.create('t1', { fileName, size: bytes.length, decoding });
     await deps.blobs.put(job.id, bytes);
     await queue.enqueue(job.id);

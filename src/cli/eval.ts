@@ -12,12 +12,14 @@ import { cropLineImage } from '../document/line-image.js';
 import type { Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
+import { verifierSpec } from '../engine/registry.js';
 import type { GrayCrop } from '../engine/preprocess.js';
 import { corpusCer, tally } from '../eval/cer.js';
 import { LINE_SETS, loadLineSet, type EvalLine } from '../eval/line-sets.js';
 import { runPage, scorePages, type PageSetScore } from '../eval/page-runner.js';
 import { loadPageSet, PAGE_SETS } from '../eval/page-sets.js';
 import { tesseractRead, tesseractVersion } from '../eval/tesseract.js';
+import { decodingFlags, decodingFromFlags } from './decoding-flags.js';
 
 interface SideResult {
   cer: number;
@@ -113,20 +115,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
       'no-tesseract': { type: 'boolean', default: false },
       'write-config': { type: 'boolean', default: false },
       // Decoding for our side: lossless pairings change only the speed; lossy ones (relaxed, visual-keep) the text.
-      drafter: { type: 'string' }, // absent: the engine's default (lossless ctc); "none" for plain AR
-      verifier: { type: 'string', default: 'greedy' },
-      'draft-length': { type: 'string', default: 'auto' },
-      'visual-keep': { type: 'string' },
+      ...decodingFlags(), // absent: the engine's defaults, but the greedy verifier (the model's own accuracy)
       // Pages turned clockwise by this many degrees before reading (ours and tesseract's): orientation finding.
       turn: { type: 'string', default: '0' },
     },
   });
-  const decoding: DecodingOptionsInput = {
-    drafter: values.drafter,
-    verifier: values.verifier,
-    draftLength: values['draft-length'] === 'auto' ? 'auto' : Number(values['draft-length']),
-    ...(values['visual-keep'] ? { visualTokens: { keep: Number(values['visual-keep']) } } : {}),
-  };
+  const decoding: DecodingOptionsInput = { verifier: 'greedy', ...(await decodingFromFlags(values)) };
   const evalDir = resolve(values['eval-dir']);
   if (!existsSync(evalDir)) throw new Error(`evaluation folder not found: ${evalDir} (set --eval-dir or SPECULA_EVAL_DIR)`);
   const limit = values.limit ? Number(values.limit) : Infinity;
@@ -142,7 +136,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const pageSets = values.suite === 'lines' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
   const engine = await Engine.open(values.model, { maxBatch: Number(values.batch), ...(values.precision ? { precision: values.precision as Precision } : {}) });
   const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
-  const lossless = resolved.verifier !== 'relaxed' && resolved.verifier !== 'joint' && resolved.visualTokens.keep >= 1;
+  const lossless = Boolean(verifierSpec(resolved.verifier)?.lossless) && resolved.visualTokens.keep >= 1;
   if (values['write-config'] && !lossless) {
     await engine.close();
     throw new Error('--write-config records the model\'s own (greedy) accuracy: use a lossless decoding (no relaxed or joint verifier, no --visual-keep)');

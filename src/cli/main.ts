@@ -14,13 +14,7 @@ const HELP: Record<string, string> = {
   --device cpu|cuda             onnxruntime's provider (default cpu)
   --precision int8|fp32         the vision graph (default int8 on CPU where the bundle has it)
   --threads N                   onnxruntime threads per session (default SPECULA_THREADS, else one per core)
-  --drafter D                   ctc (default), none, ngram, reference, mtp, pmtp, routed, diffusion, dual-diffusion
-  --verifier V                  joint (default), greedy, tree, relaxed
-  --draft-length N|auto         tokens drafted per step (default auto)
-  --top-k K --min-ratio R       relaxed verification's acceptance
-  --ctc-weight W                joint decoding's weight on the CTC head (default 0.7)
-  --reference TEXTFILE          the reference drafter's text
-  --visual-keep R               focal pruning: the share of visual tokens each step attends to (0.02..1)`,
+{decoding}`,
   eval: `usage: specula eval [options]
   CER of our model and of tesseract on the evaluation line sets, NED and olmOCR facts on its page sets.
 
@@ -33,7 +27,8 @@ const HELP: Record<string, string> = {
   --write-config                record the float model's accuracy in the bundle's config.json
   --precision int8|fp32         the vision graph
   --turn 0|90|180|270           pages turned clockwise before reading (ours and tesseract's)
-  --drafter D --verifier V --draft-length N|auto --visual-keep R   our decoding (default ctc + greedy, lossless)`,
+  our decoding (the engine's defaults, but the greedy verifier: the model's own accuracy):
+{decoding:greedy}`,
   'check-bundle': `usage: specula check-bundle [DIR]
   Runs a bundle's graphs under onnxruntime against its golden.json, for each precision it ships.`,
   serve: `usage: specula serve [--role all|api|worker]
@@ -62,6 +57,15 @@ function version(): string {
   return pkg.version;
 }
 
+/** A command's help; its decoding flags come from the engine's registry (loaded only for the commands that take them). */
+async function helpFor(name: string): Promise<string> {
+  const help = HELP[name];
+  const at = /\{decoding(?::(\w+))?\}/.exec(help);
+  if (!at) return help;
+  const { decodingHelp } = await import('./decoding-flags.js');
+  return help.replace(at[0], decodingHelp(at[1] ? { verifier: at[1] } : {}));
+}
+
 async function main(): Promise<void> {
   const [name, ...rest] = process.argv.slice(2);
   if (name === '--version' || name === '-v' || name === 'version') {
@@ -70,7 +74,7 @@ async function main(): Promise<void> {
   }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? rest[0] : undefined;
-    console.log(topic && HELP[topic] ? HELP[topic] : USAGE);
+    console.log(topic && HELP[topic] ? await helpFor(topic) : USAGE);
     return;
   }
   const cmd = commands[name];
@@ -80,7 +84,7 @@ async function main(): Promise<void> {
     return;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    console.log(HELP[name]);
+    console.log(await helpFor(name));
     return;
   }
   try {

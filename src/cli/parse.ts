@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import type { Device, Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
-import type { DecodingOptionsInput } from '../engine/options.js';
 import { type DocumentReading, readDocument } from '../worker/read-document.js';
+import { decodingFlags, decodingFromFlags } from './decoding-flags.js';
 import { plainError } from './plain-error.js';
 
 /**
@@ -27,14 +27,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       format: { type: 'string', default: 'markdown' },
       'drop-headers': { type: 'boolean', default: false },
       pages: { type: 'string' },
-      drafter: { type: 'string' }, // absent: the engine's default (lossless ctc)
-      verifier: { type: 'string' }, // absent: the engine's default (joint)
-      'draft-length': { type: 'string', default: 'auto' },
-      'top-k': { type: 'string' },
-      'min-ratio': { type: 'string' },
-      'ctc-weight': { type: 'string' },
-      reference: { type: 'string' },
-      'visual-keep': { type: 'string' },
+      ...decodingFlags(), // absent: the engine's defaults
     },
   });
   if (!positionals.length) throw new Error('give at least one FILE to parse');
@@ -42,19 +35,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
   if (!['markdown', 'json', 'text'].includes(format)) throw new Error(`--format must be markdown, json or text, got "${values.format}"`);
   const device = values.device as Device;
   if (device !== 'cpu' && device !== 'cuda') throw new Error(`--device must be cpu or cuda, got "${values.device}"`);
-  const dl = values['draft-length'];
-  const decoding: DecodingOptionsInput = {
-    drafter: values.drafter,
-    verifier: values.verifier,
-    draftLength: dl === 'auto' ? 'auto' : Number(dl),
-    relaxed: {
-      ...(values['top-k'] ? { topK: Number(values['top-k']) } : {}),
-      ...(values['min-ratio'] ? { minRatio: Number(values['min-ratio']) } : {}),
-    },
-    ...(values['ctc-weight'] ? { joint: { ctcWeight: Number(values['ctc-weight']) } } : {}),
-    ...(values.reference ? { reference: await readFile(values.reference, 'utf8') } : {}),
-    ...(values['visual-keep'] ? { visualTokens: { keep: Number(values['visual-keep']) } } : {}),
-  };
+  const decoding = await decodingFromFlags(values);
   const threads = Number(values.threads ?? process.env.SPECULA_THREADS ?? 0);
   if (!Number.isInteger(threads) || threads < 0) throw new Error(`--threads must be a whole number (0: one per core), got "${values.threads}"`);
   const engine = await Engine.open(values.model, { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}) });

@@ -7,9 +7,9 @@ import { ctcConfidence } from './ctc-confidence.js';
 import { DocumentContext } from './document-context.js';
 import { EngineError } from './errors.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
-import { type DecodingOptions, type DecodingOptionsInput, regionDecoding, resolveDecoding } from './options.js';
+import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
 import { type GrayCrop, type ImageSpec, packBatch } from './preprocess.js';
-import { createDrafter, createVerifier } from './registry.js';
+import { createStrategies } from './registry.js';
 import { type ForwardObservation, Scheduler } from './scheduler.js';
 import { runVision } from './vision.js';
 
@@ -32,7 +32,8 @@ export interface ReadMetrics extends SpecMetricsSnapshot {
 }
 
 export interface ReadOptions {
-  decoding?: DecodingOptionsInput;
+  /** As a request sent them, or resolved once (Engine.resolve) for many reads. */
+  decoding?: DecodingOptionsInput | DecodingOptions;
   /** Text this document already has (ngram) and its reference; one per document, never shared across tenants. */
   context?: DocumentContext;
   /** Share one metrics record across several calls (the pages of one document). */
@@ -86,9 +87,13 @@ export class Engine {
     return () => this.scheduler.observers.delete(observer);
   }
 
-  /** Validate decoding options against this bundle (throws INVALID_OPTIONS listing the choices). */
-  resolve(decoding?: DecodingOptionsInput): DecodingOptions {
-    return resolveDecoding(decoding, this.bundle.config);
+  /**
+   * Resolve decoding options against this bundle (throws INVALID_OPTIONS listing the choices): for the reads
+   * readBlocks makes (regions with a region bundle, else lines) unless `regions` says which. Reads given
+   * resolved options use them as they are.
+   */
+  resolve(decoding?: DecodingOptionsInput | DecodingOptions, opts: { regions?: boolean } = {}): DecodingOptions {
+    return resolveDecoding(decoding, this.bundle.config, { regions: opts.regions ?? this.readsRegions });
   }
 
   async readLines(crops: readonly GrayCrop[], opts: ReadOptions = {}): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
@@ -100,7 +105,7 @@ export class Engine {
    * the decoder attending to every line's visual tokens at once. Verifiers: greedy (the default here) or tree.
    */
   async readRegions(regions: readonly (readonly GrayCrop[])[], opts: ReadOptions = {}): Promise<{ regions: RegionReading[]; metrics: ReadMetrics }> {
-    const { lines, metrics } = await this.read(regions, { ...opts, decoding: this.regionDecoding(opts.decoding) });
+    const { lines, metrics } = await this.read(regions, { ...opts, decoding: this.regionDecoding(opts.decoding) }, true);
     return { regions: lines.map((l) => ({ ...l, lines: l.text.split('\n') })), metrics };
   }
 
@@ -110,11 +115,11 @@ export class Engine {
   }
 
   /** A region read's decoding: greedy unless told, and never a verifier that scores one line's CTC frames. */
-  regionDecoding(decoding: DecodingOptionsInput | undefined): DecodingOptionsInput {
+  private regionDecoding(decoding: DecodingOptionsInput | DecodingOptions | undefined): DecodingOptions {
     if (!this.bundle.config.region) {
       throw new EngineError('REGIONS_UNSUPPORTED', `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`);
     }
-    return regionDecoding(decoding);
+    return this.resolve(decoding, { regions: true });
   }
 
   /**
@@ -133,13 +138,14 @@ export class Engine {
       first += b.length;
     }
     const metrics = opts.metrics ?? new SpecMetrics();
+    const decoding = this.regionDecoding(opts.decoding);
     const onTokens = opts.onTokens;
     // A region's tokens go to its lines in turn: a line break moves on to the next line.
     const seen = runs.map(() => 0);
     const read = await this.read(runs.map((r) => r.crops), {
       ...opts,
       metrics,
-      decoding: this.regionDecoding(opts.decoding),
+      decoding,
       onLine: undefined,
       onTokens: onTokens ? (k, text, fromDraft, drafted) => {
         let at = 0;
@@ -150,7 +156,7 @@ export class Engine {
         }
         seen[k]--;
       } : undefined,
-    });
+    }, true);
     const lines: LineReading[] = new Array(first);
     const redo: number[] = [];
     read.lines.forEach((r, k) => {
@@ -165,7 +171,7 @@ export class Engine {
     });
     if (redo.length) {
       // With the regions' own verifier: a page's lines are read one way whether or not their run was re-read.
-      const again = await this.readLines(redo.flatMap((k) => runs[k].crops), { ...opts, decoding: this.regionDecoding(opts.decoding), metrics, onTokens: undefined });
+      const again = await this.read(redo.flatMap((k) => runs[k].crops.map((c) => [c])), { ...opts, decoding, metrics, onTokens: undefined, onLine: undefined }, true);
       let at = 0;
       for (const k of redo) runs[k].crops.forEach((_, j) => (lines[runs[k].first + j] = again.lines[at++]));
     }
@@ -173,13 +179,13 @@ export class Engine {
     return { lines, metrics: { lines: first, ...metrics.snapshot() } };
   }
 
-  private async read(items: readonly (readonly GrayCrop[])[], opts: ReadOptions): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
+  /** `regions`: the items are read with region decoding (a region bundle's lines, as well as its regions). */
+  private async read(items: readonly (readonly GrayCrop[])[], opts: ReadOptions, regions = false): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
-    const decoding = this.resolve(opts.decoding);
+    const decoding = this.resolve(opts.decoding, { regions });
     const { tokenizer } = this.bundle;
     const context = opts.context ?? new DocumentContext(tokenizer, decoding.reference);
-    const drafter = createDrafter(decoding, this.bundle);
-    const verifier = createVerifier(decoding, this.bundle);
+    const { drafter, verifier } = createStrategies(decoding, this.bundle);
     const metrics = opts.metrics ?? new SpecMetrics();
     if (decoding.draftLength === 'auto' && decoding.drafter !== 'none') await this.scheduler.calibrate();
     // Narrow lines first: lines admitted together pad to the widest of them.

@@ -1,16 +1,18 @@
 /** Errors the engine raises; `code` is stable so callers branch on it, never on the message. */
-export type EngineErrorCode =
-  | 'BUNDLE_MISSING_FILE'
-  | 'BUNDLE_CORRUPT_FILE'
-  | 'BUNDLE_INVALID_CONFIG'
-  | 'DEVICE_UNAVAILABLE'
-  | 'INVALID_PRECISION'
-  | 'INVALID_CROP'
-  | 'REGIONS_UNSUPPORTED'
-  | 'GOLDEN_MISMATCH'
-  | 'INVALID_OPTIONS'
-  | 'ENGINE_CLOSED'
-  | 'CANCELLED';
+export const ENGINE_ERROR_CODES = [
+  'BUNDLE_MISSING_FILE',
+  'BUNDLE_CORRUPT_FILE',
+  'BUNDLE_INVALID_CONFIG',
+  'DEVICE_UNAVAILABLE',
+  'INVALID_PRECISION',
+  'INVALID_CROP',
+  'REGIONS_UNSUPPORTED',
+  'GOLDEN_MISMATCH',
+  'INVALID_OPTIONS',
+  'ENGINE_CLOSED',
+  'CANCELLED',
+] as const;
+export type EngineErrorCode = (typeof ENGINE_ERROR_CODES)[number];
 
 export class EngineError extends Error {
   readonly code: EngineErrorCode;

@@ -9,7 +9,7 @@ import { type Bundle, HEAD_FILES } from './bundle.js';
 import { EngineError } from './errors.js';
 import { decodeGreedy } from './greedy.js';
 import { KvCache } from './kv-cache.js';
-import { kvFeeds } from './step.js';
+import { kvFeeds } from './decoder-step.js';
 import { runVision } from './vision.js';
 
 interface Packed {

@@ -6,7 +6,7 @@
 import type { Bundle } from './bundle.js';
 import { KvCache } from './kv-cache.js';
 import { positionRule, withForbidden } from './positions.js';
-import { decoderStep } from './step.js';
+import { decoderStep } from './decoder-step.js';
 import { keepVisualRows, type VisualState } from './vision.js';
 
 export interface GreedyResult {

@@ -1,5 +1,8 @@
 /** A parse job as the API and the workers see it: what was asked, where it stands, what came out. */
-import type { DecodingOptionsInput } from '../engine/options.js';
+import type { PageOut } from '../document/assemble.js';
+import { DOCUMENT_ERROR_CODES } from '../document/errors.js';
+import { ENGINE_ERROR_CODES } from '../engine/errors.js';
+import type { DecodingOptions, DecodingOptionsInput } from '../engine/options.js';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -16,7 +19,8 @@ export interface JobInput {
   source?: 'upload' | 'base64' | 'url';
   pages?: string;
   formats?: OutputFormat[];
-  decoding?: DecodingOptionsInput;
+  /** Resolved when the job was submitted (a job stored by an earlier version may hold them as sent). */
+  decoding?: DecodingOptions | DecodingOptionsInput;
   dropHeadersFooters?: boolean;
 }
 
@@ -25,51 +29,21 @@ export interface JobProgress {
   pagesTotal: number;
 }
 
+/** Why a job can fail: the document's fault, the engine's, or ours (INPUT_LOST, INTERNAL). */
+export const JOB_ERROR_CODES = [...DOCUMENT_ERROR_CODES, ...ENGINE_ERROR_CODES, 'INPUT_LOST', 'INTERNAL'] as const;
+export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
+
 export interface JobError {
-  /** Stable code a client can branch on (a DocumentError or EngineError code, or INTERNAL). */
-  code: string;
+  /** Stable code a client can branch on. */
+  code: JobErrorCode;
   message: string;
-}
-
-export interface BoxResult {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export interface LineResult {
-  box: BoxResult;
-  text: string;
-  confidence?: number;
-}
-
-export interface BlockResult {
-  type: string;
-  box: BoxResult;
-  order: number;
-  level?: number;
-  markdown: string;
-  confidence: number | null;
-  lines: LineResult[];
-  cells?: string[][];
-}
-
-export interface PageResult {
-  index: number;
-  width: number;
-  height: number;
-  /** Clockwise degrees the page was turned to read it upright (absent in results stored before it was reported). */
-  rotation?: number;
-  markdown: string;
-  blocks: BlockResult[];
 }
 
 export interface JobResult {
   format: string;
   pageCount: number;
   /** Pages → blocks → lines, always kept (the API's structured view). */
-  pages: PageResult[];
+  pages: PageOut[];
   /** The whole document, in the formats the job asked for. */
   markdown?: string;
   text?: string;

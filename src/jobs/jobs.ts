@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobStore } from './blob-store.js';
 import type { EventLog, Sequenced } from './events.js';
-import { FINISHED, type JobInput, type JobRecord } from './job.js';
+import { FINISHED, type JobError, type JobInput, type JobRecord } from './job.js';
 import type { JobQueue } from './queue.js';
-import type { JobPage, JobStore } from './store.js';
+import type { JobPage, JobStore, ListDirection } from './store.js';
 
 const CANCEL_WAIT_MS = 5000;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -42,7 +42,7 @@ export class Jobs {
       await queue.enqueue(job.id, { tenant });
     } catch (e) {
       // Not queued after all: record it, so the job does not sit as QUEUED forever.
-      const error = { code: 'INTERNAL', message: 'the job could not be queued' };
+      const error: JobError = { code: 'INTERNAL', message: 'the job could not be queued' };
       if (await store.transition(job.id, ['queued'], { status: 'failed', error }).catch(() => null)) await this.backends.events.publish(job.id, { type: 'failed', ...error }).catch(() => undefined);
       throw e;
     }
@@ -57,8 +57,8 @@ export class Jobs {
     return this.backends.store.getMany(tenant, ids);
   }
 
-  list(tenant: string, first: number, after?: string): Promise<JobPage> {
-    return this.backends.store.list(tenant, first, after);
+  list(tenant: string, first: number, cursor?: string, direction?: ListDirection): Promise<JobPage> {
+    return this.backends.store.list(tenant, first, cursor, direction);
   }
 
   /**

@@ -1,7 +1,7 @@
 /** The embedded job store: a map in this process, for the default no-services mode. */
 import { randomUUID } from 'node:crypto';
 import type { JobInput, JobRecord, JobStatus } from './job.js';
-import type { JobPage, JobPatch, JobStore } from './store.js';
+import type { JobPage, JobPatch, JobStore, ListDirection } from './store.js';
 
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, JobRecord>();
@@ -42,15 +42,18 @@ export class MemoryJobStore implements JobStore {
     return job ? structuredClone(job) : null;
   }
 
-  async list(tenant: string, first: number, after?: string): Promise<JobPage> {
+  async list(tenant: string, first: number, cursor?: string, direction: ListDirection = 'older'): Promise<JobPage> {
     const mine = [...this.order].reverse().filter((id) => this.jobs.get(id)?.tenant === tenant);
-    const start = after ? mine.indexOf(after) + 1 : 0;
-    if (after && start === 0) return { jobs: [], endCursor: null, hasNextPage: false }; // unknown cursor
-    const ids = mine.slice(start, start + first);
+    const at = cursor ? mine.indexOf(cursor) : -1;
+    if (cursor && at < 0) return { jobs: [], endCursor: null, hasNextPage: false }; // unknown cursor
+    const older = direction === 'older';
+    const start = older ? (cursor ? at + 1 : 0) : Math.max(0, (cursor ? at : mine.length) - first);
+    const end = older ? start + first : cursor ? at : mine.length;
+    const ids = mine.slice(start, end);
     return {
       jobs: ids.map((id) => structuredClone(this.jobs.get(id) as JobRecord)),
-      endCursor: ids.length ? ids[ids.length - 1] : null,
-      hasNextPage: start + first < mine.length,
+      endCursor: ids.length ? (older ? ids[ids.length - 1] : ids[0]) : null,
+      hasNextPage: older ? end < mine.length : start > 0,
     };
   }
 

@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { FINISHED, type JobInput, type JobRecord, type JobStatus } from './job.js';
-import type { JobPage, JobPatch, JobStore } from './store.js';
+import type { JobPage, JobPatch, JobStore, ListDirection } from './store.js';
 
 const FIELDS = ['id', 'tenant', 'status', 'createdAt', 'updatedAt', 'input', 'progress', 'result', 'error', 'starts'] as const;
 const JSON_FIELDS = new Set(['input', 'progress', 'result', 'error', 'starts']);
@@ -108,20 +108,25 @@ export class RedisJobStore implements JobStore {
     return this.redis.scard(this.activeKey(tenant));
   }
 
-  async list(tenant: string, first: number, after?: string): Promise<JobPage> {
+  async list(tenant: string, first: number, cursor?: string, direction: ListDirection = 'older'): Promise<JobPage> {
     const index = this.indexKey(tenant);
-    let max = '+inf';
-    if (after) {
-      const score = await this.redis.zscore(index, after);
+    const older = direction === 'older';
+    // Scores are creation times: older jobs walk the index down from the cursor, newer ones up from it.
+    let bound = older ? '+inf' : '-inf';
+    if (cursor) {
+      const score = await this.redis.zscore(index, cursor);
       if (score === null) return { jobs: [], endCursor: null, hasNextPage: false }; // unknown (or expired) cursor
-      max = `(${score}`;
+      bound = `(${score}`;
     }
-    const jobs: JobRecord[] = [];
+    const range = (from: string, want: number): Promise<string[]> => (older
+      ? this.redis.zrevrangebyscore(index, from, '-inf', 'WITHSCORES', 'LIMIT', 0, want)
+      : this.redis.zrangebyscore(index, from, '+inf', 'WITHSCORES', 'LIMIT', 0, want));
+    const jobs: JobRecord[] = []; // nearest the cursor first
     let hasNextPage = false;
     // Expired jobs leave index entries behind; skip (and drop) them until the page is full.
     for (;;) {
       const want = first + 1 - jobs.length;
-      const ids = await this.redis.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, want);
+      const ids = await range(bound, want);
       if (!ids.length) break;
       const pairs: [string, string][] = [];
       for (let i = 0; i < ids.length; i += 2) pairs.push([ids[i], ids[i + 1]]);
@@ -129,7 +134,7 @@ export class RedisJobStore implements JobStore {
       const gone = pairs.filter((_, i) => !found[i]).map(([id]) => id);
       if (gone.length) await this.redis.zrem(index, ...gone);
       for (const job of found) if (job) jobs.push(job);
-      max = `(${pairs[pairs.length - 1][1]}`;
+      bound = `(${pairs[pairs.length - 1][1]}`;
       if (jobs.length > first) {
         hasNextPage = true;
         jobs.length = first;
@@ -137,7 +142,8 @@ export class RedisJobStore implements JobStore {
       }
       if (pairs.length < want) break; // the index has no more
     }
-    return { jobs, endCursor: jobs.length ? jobs[jobs.length - 1].id : null, hasNextPage };
+    const endCursor = jobs.length ? jobs[jobs.length - 1].id : null;
+    return { jobs: older ? jobs : jobs.reverse(), endCursor, hasNextPage };
   }
 
   async update(id: string, patch: JobPatch): Promise<JobRecord> {

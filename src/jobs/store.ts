@@ -4,11 +4,16 @@ import type { JobInput, JobRecord, JobStatus } from './job.js';
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'tenant' | 'createdAt'>>;
 
 export interface JobPage {
+  /** Newest first, whichever way the page was taken. */
   jobs: JobRecord[];
-  /** Cursor of the last job on this page; pass it as `after` for the next page. */
+  /** Where the next page the same way starts: the oldest job here (older), or the newest (newer). */
   endCursor: string | null;
+  /** More jobs lie beyond this page, the same way. */
   hasNextPage: boolean;
 }
+
+/** Which way a page goes from its cursor: to older jobs (forward through the newest-first list) or to newer ones. */
+export type ListDirection = 'older' | 'newer';
 
 export interface JobStore {
   /** A new queued job; `id` when the caller has one already (an idempotency key's claim), else a fresh one. */
@@ -23,8 +28,11 @@ export interface JobStore {
   countActive(tenant: string): Promise<number>;
   /** Several jobs in one round trip, in the order asked (null where a job does not exist for this tenant). */
   getMany(tenant: string, ids: readonly string[]): Promise<(JobRecord | null)[]>;
-  /** Newest first. */
-  list(tenant: string, first: number, after?: string): Promise<JobPage>;
+  /**
+   * Up to `first` jobs next to `cursor` (a job id), the given way; without a cursor, from the newest (older) or
+   * the oldest (newer) end. Pages hold jobs newest first either way.
+   */
+  list(tenant: string, first: number, cursor?: string, direction?: ListDirection): Promise<JobPage>;
   /** For workers, which act on any tenant's job by id. */
   update(id: string, patch: JobPatch): Promise<JobRecord>;
   /**

@@ -5,9 +5,10 @@
  * the page. Two strategies can run side by side on the same document.
  */
 
+/** Drafter and verifier names are the API's enum values (CTC, DUAL_DIFFUSION), listed by the engine query. */
 interface Strategies {
-  drafters: { name: string; available: boolean; reason: string | null }[];
-  verifiers: string[];
+  drafters: { name: string; description: string; available: boolean; reason: string | null }[];
+  verifiers: { name: string; description: string }[];
   defaultDrafter: string;
   defaultVerifier: string;
 }
@@ -261,7 +262,7 @@ class RunView {
     // page as its outline (the browser has no PDF renderer here).
     const pages = $<HTMLElement>('.pages', this.el);
     pages.replaceChildren();
-    const colors: Record<string, string> = { heading: '#c50', paragraph: '#27c', list_item: '#2a7', table: '#a3c', figure: '#888', page_header: '#999', page_footer: '#999', page_number: '#999' };
+    const colors: Record<string, string> = { HEADING: '#c50', PARAGRAPH: '#27c', LIST_ITEM: '#2a7', TABLE: '#a3c', FIGURE: '#888', PAGE_HEADER: '#999', PAGE_FOOTER: '#999', PAGE_NUMBER: '#999' };
     const isImage = file.type.startsWith('image/') && !file.type.includes('tiff');
     for (const page of job.pages) {
       const holder = document.createElement('figure');
@@ -329,20 +330,20 @@ async function init(): Promise<void> {
     choose(e.dataTransfer?.files[0]);
   });
   try {
-    const { engine } = await gql<{ engine: { strategies: Strategies } }>('{ engine { strategies { drafters { name available reason } verifiers defaultDrafter defaultVerifier } } }');
+    const { engine } = await gql<{ engine: { strategies: Strategies } }>('{ engine { strategies { drafters { name description available reason } verifiers { name description } defaultDrafter defaultVerifier } } }');
     for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="drafter"]')) {
-      for (const d of engine.strategies.drafters) select.add(Object.assign(new Option(d.name, d.name), { disabled: !d.available, title: d.reason ?? '' }));
+      for (const d of engine.strategies.drafters) select.add(Object.assign(new Option(d.name.toLowerCase(), d.name), { disabled: !d.available, title: d.reason ?? d.description }));
     }
     for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="verifier"]')) {
-      for (const v of engine.strategies.verifiers) select.add(new Option(v, v));
+      for (const v of engine.strategies.verifiers) select.add(Object.assign(new Option(v.name.toLowerCase(), v.name), { title: v.description }));
     }
     // A: what the API does for a request that names nothing. B, to compare with: plain greedy AR decoding.
     const a = $<HTMLFieldSetElement>('fieldset[data-run="a"]');
     $<HTMLSelectElement>('select[name="drafter"]', a).value = engine.strategies.defaultDrafter;
     $<HTMLSelectElement>('select[name="verifier"]', a).value = engine.strategies.defaultVerifier;
     const b = $<HTMLFieldSetElement>('fieldset[data-run="b"]');
-    $<HTMLSelectElement>('select[name="drafter"]', b).value = 'none';
-    $<HTMLSelectElement>('select[name="verifier"]', b).value = 'greedy';
+    $<HTMLSelectElement>('select[name="drafter"]', b).value = 'NONE';
+    $<HTMLSelectElement>('select[name="verifier"]', b).value = 'GREEDY';
   } catch (e) {
     const err = e instanceof ApiError ? e : new ApiError('ERROR', String(e));
     $<HTMLElement>('#file-name').textContent = `The API refused: ${err.code}: ${err.message}. Enter an API key above and reload.`;

@@ -2,7 +2,7 @@
  * What every resolver gets: who is asking (the tenant), the jobs, what the engine offers, and the limits.
  * The server builds one per request (and one per graphql-ws connection).
  */
-import type { DecodingOptionsInput } from '../engine/options.js';
+import type { DecodingOptions, DecodingOptionsInput, StrategyChoices } from '../engine/options.js';
 import type { Jobs } from '../jobs/jobs.js';
 
 export interface ModelInfo {
@@ -18,15 +18,8 @@ export interface ModelInfo {
   sizeBytes: number;
 }
 
-export interface StrategyInfo {
-  drafters: { name: string; available: boolean; reason?: string }[];
-  verifiers: string[];
-  /** Focal pruning: the share of visual tokens a request may keep, and the layers whose attention picks them. */
-  visualKeep: { min: number; max: number };
-  focalLayers: number[];
-  /** What a request that names no drafter or verifier gets. */
-  defaults: { drafter: string; verifier: string };
-}
+/** What a request may choose with the served bundle (derived from the engine's registry). */
+export type StrategyInfo = StrategyChoices;
 
 export interface EngineStats {
   /** Workers reporting (1 in the embedded mode). */
@@ -45,10 +38,11 @@ export interface EngineInfo {
   model(): ModelInfo;
   strategies(): StrategyInfo;
   stats(): Promise<EngineStats>;
-  /** Null when the options are valid for this bundle; otherwise a message naming the valid choices. */
-  checkDecoding(input: DecodingOptionsInput): string | null;
-  /** The drafter and verifier this bundle applies to these options (its defaults fill what is absent). */
-  appliedDecoding(input: DecodingOptionsInput): { drafter: string; verifier: string };
+  /**
+   * A request's decoding options resolved against the served bundle (its defaults fill what is absent), or why
+   * they cannot be: a message naming the valid choices. Options resolved before come back as they are.
+   */
+  resolveDecoding(input: DecodingOptionsInput | DecodingOptions | undefined): { options: DecodingOptions; error?: undefined } | { error: string; options?: undefined };
 }
 
 export interface ApiLimits {

@@ -8,16 +8,8 @@ import type { JobRecord, OutputFormat } from '../jobs/job.js';
 import type { RequestContext } from './context.js';
 import { apiError } from './errors.js';
 
-export interface DecodingArgs {
-  drafter?: string | null;
-  verifier?: string | null;
-  /** Tokens per draft; null or absent = chosen per step from the measured cost of a forward. */
-  draftLength?: number | null;
-  visualTokens?: { keep?: number | null } | null;
-  reference?: string | null;
-  relaxed?: { topK?: number | null; minRatio?: number | null } | null;
-  joint?: { ctcWeight?: number | null } | null;
-}
+/** The GraphQL decoding input (its shape derived from the engine's registry), nulls and all. */
+export type DecodingArgs = { readonly [key: string]: string | number | DecodingArgs | null | undefined };
 
 export interface CreateParseJobArgs {
   file?: File | null;
@@ -45,20 +37,11 @@ export function countRangePages(spec: string): number {
   return n;
 }
 
+/** GraphQL's explicit nulls mean "not given", as absent keys do for the engine. */
 export function toDecodingInput(d: DecodingArgs | null | undefined): DecodingOptionsInput | undefined {
   if (!d) return undefined;
-  const out: DecodingOptionsInput = {};
-  if (d.drafter != null) out.drafter = d.drafter;
-  if (d.verifier != null) out.verifier = d.verifier;
-  if (d.draftLength != null) out.draftLength = d.draftLength;
-  if (d.visualTokens?.keep != null) out.visualTokens = { keep: d.visualTokens.keep };
-  if (d.reference != null) out.reference = d.reference;
-  if (d.relaxed) {
-    const { topK, minRatio } = d.relaxed;
-    out.relaxed = { ...(topK != null ? { topK } : {}), ...(minRatio != null ? { minRatio } : {}) };
-  }
-  if (d.joint?.ctcWeight != null) out.joint = { ctcWeight: d.joint.ctcWeight };
-  return out;
+  const strip = (o: DecodingArgs): DecodingArgs => Object.fromEntries(Object.entries(o).filter(([, v]) => v != null).map(([k, v]) => [k, typeof v === 'object' && v ? strip(v) : v]));
+  return strip(d) as DecodingOptionsInput;
 }
 
 async function readInput(args: CreateParseJobArgs, ctx: RequestContext): Promise<{ bytes: Uint8Array; fileName: string; source: 'upload' | 'base64' | 'url' }> {
@@ -82,9 +65,9 @@ async function readInput(args: CreateParseJobArgs, ctx: RequestContext): Promise
 }
 
 export async function createParseJob(args: CreateParseJobArgs, ctx: RequestContext, tenant: string): Promise<JobRecord> {
-  const decoding = toDecodingInput(args.decoding);
-  const bad = ctx.engine.checkDecoding(decoding ?? {});
-  if (bad) throw apiError('INVALID_DECODING', bad, { choices: ctx.engine.strategies() });
+  // Resolved once, here: the job keeps the options it will be read with (and reports them from there).
+  const { options: decoding, error } = ctx.engine.resolveDecoding(toDecodingInput(args.decoding));
+  if (error !== undefined) throw apiError('INVALID_DECODING', error, { choices: ctx.engine.strategies() });
   const pages = args.pages?.trim() || undefined;
   if (pages !== undefined) {
     if (!PAGE_RANGE.test(pages)) throw apiError('INVALID_PAGE_RANGE', `page range "${pages}" is not of the form "0,2-4" (0-based page numbers)`);
@@ -103,7 +86,7 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: RequestConte
     source,
     ...(pages !== undefined ? { pages } : {}),
     ...(args.formats?.length ? { formats: [...new Set(args.formats)] } : {}),
-    ...(decoding ? { decoding } : {}),
+    decoding,
     ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
   }, bytes, args.idempotencyKey ?? undefined);
 }

@@ -4,20 +4,24 @@
  */
 import { GraphQLError } from 'graphql';
 
-export type ApiErrorCode =
-  | 'UNAUTHENTICATED'
-  | 'BAD_USER_INPUT'
-  | 'INVALID_DECODING'
-  | 'UPLOAD_TOO_LARGE'
-  | 'EMPTY_INPUT'
-  | 'INVALID_PAGE_RANGE'
-  | 'TOO_MANY_PAGES'
-  | 'TOO_MANY_JOBS'
-  | 'URL_INPUT_DISABLED'
-  | 'URL_REFUSED'
-  | 'URL_FETCH_FAILED'
-  | 'NOT_FOUND'
-  | 'QUERY_TOO_COMPLEX';
+export const API_ERROR_CODES = [
+  'UNAUTHENTICATED',
+  'BAD_USER_INPUT',
+  'INVALID_DECODING',
+  'UPLOAD_TOO_LARGE',
+  'EMPTY_INPUT',
+  'INVALID_PAGE_RANGE',
+  'TOO_MANY_PAGES',
+  'TOO_MANY_JOBS',
+  'URL_INPUT_DISABLED',
+  'URL_REFUSED',
+  'URL_FETCH_FAILED',
+  'NOT_FOUND',
+  'QUERY_TOO_COMPLEX',
+  'QUERY_TOO_DEEP',
+  'STORE_UNAVAILABLE',
+] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 export function apiError(code: ApiErrorCode, message: string, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...extra } });

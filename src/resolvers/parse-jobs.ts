@@ -10,8 +10,26 @@ export async function loadParseJobs(ids: readonly string[], ctx: RequestContext,
   return ctx.jobs.getMany(tenant, ids);
 }
 
-export async function listParseJobs(ctx: RequestContext, tenant: string, first: number | null | undefined, after: string | null | undefined): Promise<{ jobs: JobRecord[]; endCursor: string | null; hasNextPage: boolean }> {
-  const n = first ?? 20;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) throw apiError('BAD_USER_INPUT', `first must be 1..${MAX_PAGE_SIZE}, got ${n}`);
-  return ctx.jobs.list(tenant, n, after ?? undefined);
+export interface JobsPageArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+/**
+ * One page of the tenant's jobs, newest first, as a Relay connection pages: `first`/`after` towards older jobs,
+ * `last`/`before` towards newer ones (both at once is refused).
+ */
+export async function listParseJobs(ctx: RequestContext, tenant: string, args: JobsPageArgs): Promise<{ jobs: JobRecord[]; hasNextPage: boolean; hasPreviousPage: boolean }> {
+  const backward = args.last != null || args.before != null;
+  if (backward && (args.first != null || args.after != null)) throw apiError('BAD_USER_INPUT', 'page one way: first and after (towards older jobs), or last and before (towards newer ones)');
+  const n = (backward ? args.last : args.first) ?? 20;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) throw apiError('BAD_USER_INPUT', `${backward ? 'last' : 'first'} must be 1..${MAX_PAGE_SIZE}, got ${n}`);
+  const cursor = (backward ? args.before : args.after) ?? undefined;
+  const page = await ctx.jobs.list(tenant, n, cursor, backward ? 'newer' : 'older');
+  // Whether jobs lie past the cursor itself is not looked up: there are when a cursor was given (Relay allows this).
+  return backward
+    ? { jobs: page.jobs, hasPreviousPage: page.hasNextPage, hasNextPage: cursor !== undefined }
+    : { jobs: page.jobs, hasNextPage: page.hasNextPage, hasPreviousPage: cursor !== undefined };
 }

@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BundleConfig, Precision } from '../engine/bundle.js';
 import { EngineError } from '../engine/errors.js';
-import { type DecodingOptions, type DecodingOptionsInput, regionDecoding, resolveDecoding, strategies } from '../engine/options.js';
+import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding, strategies } from '../engine/options.js';
 import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 
@@ -23,7 +23,7 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
     sizeBytes: Object.values(config.files).reduce((n, f) => n + statSync(join(dir, f.path)).size, 0),
   };
   // A region bundle reads paragraphs as regions: a request must suit them too (as the worker will check).
-  const applied = (input: DecodingOptionsInput): DecodingOptions => resolveDecoding(config.region ? regionDecoding(input) : input, config);
+  const resolve = (input: DecodingOptionsInput | DecodingOptions | undefined): DecodingOptions => resolveDecoding(input, config, { regions: Boolean(config.region) });
   return {
     model: () => model,
     strategies: () => strategies(config),
@@ -40,21 +40,11 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
         meanForwardMs: sum('forwards') ? sum('forwardMs') / sum('forwards') : null,
       };
     },
-    appliedDecoding: (input) => {
+    resolveDecoding: (input) => {
       try {
-        const d = applied(input);
-        return { drafter: d.drafter, verifier: d.verifier };
-      } catch {
-        // Options refused by this bundle (stored before a model change): what was asked for, as asked.
-        return { drafter: input.drafter ?? '', verifier: input.verifier ?? '' };
-      }
-    },
-    checkDecoding: (input) => {
-      try {
-        applied(input);
-        return null;
+        return { options: resolve(input) };
       } catch (e) {
-        if (e instanceof EngineError && e.code === 'INVALID_OPTIONS') return e.message;
+        if (e instanceof EngineError && e.code === 'INVALID_OPTIONS') return { error: e.message };
         throw e;
       }
     },

@@ -17,7 +17,8 @@ import { DocumentContext } from '../engine/document-context.js';
 import type { Engine, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
-import { type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/options.js';
+import { type DecodingOptions, type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/options.js';
+import { drafterSpec } from '../engine/registry.js';
 import { readsUpsideDown } from './page-turn.js';
 
 export interface DocumentReading {
@@ -53,7 +54,8 @@ export interface StageTimes {
 
 export interface ReadDocumentOptions extends AssembleOptions {
   pages?: string;
-  decoding?: DecodingOptionsInput;
+  /** As sent, or as a job resolved them when it was submitted. */
+  decoding?: DecodingOptionsInput | DecodingOptions;
   limits?: SourceLimits;
   signal?: AbortSignal;
   /** The page count once the document is open, before any page is read. */
@@ -84,16 +86,16 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
 }
 
 async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocumentOptions): Promise<DocumentReading> {
-  let decoding = opts.decoding;
-  if (decoding?.drafter === 'reference' && !decoding.reference) {
+  let input = opts.decoding;
+  if (input?.drafter && drafterSpec(input.drafter)?.needsReference && !input.reference) {
     // Cut to what a request may send: a huge text layer only drafts, it must not fail the job's options.
     const layer = source.pages.map((i) => source.textLayer(i) ?? '').join('\n').trim().slice(0, MAX_REFERENCE_CHARS);
-    if (layer) decoding = { ...decoding, reference: layer };
+    if (layer) input = { ...input, reference: layer };
   }
-  engine.resolve(decoding); // refuse bad options before rendering anything
-  if (engine.readsRegions) engine.regionDecoding(decoding);
+  // Once per document (options a job resolved already come back as they are); bad ones fail before rendering.
+  const decoding = engine.resolve(input);
   opts.onOpen?.(source.pages);
-  const context = new DocumentContext(engine.bundle.tokenizer, decoding?.reference);
+  const context = new DocumentContext(engine.bundle.tokenizer, decoding.reference);
   const metrics = new SpecMetrics();
   let lineCount = 0;
   const stages = { render: 0, flatten: 0, layout: 0, orient: 0, crop: 0, assemble: 0 };

@@ -9,7 +9,7 @@ import type { SourceLimits } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import type { BlobStore } from '../jobs/blob-store.js';
-import { OUTPUT_FORMATS } from '../jobs/job.js';
+import { type JobError, OUTPUT_FORMATS } from '../jobs/job.js';
 import type { EventLog } from '../jobs/events.js';
 import { type JobRun, WorkerStopping } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
@@ -37,7 +37,7 @@ export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSigna
     // try it ends as INTERNAL.
     deps.report?.(e, jobId);
     if ((run.attemptsLeft ?? 0) > 0) throw e;
-    const error = { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
+    const error: JobError = { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
     try {
       if (await deps.store.transition(jobId, ['queued', 'running'], { status: 'failed', error })) await deps.events.publish(jobId, { type: 'failed', ...error });
     } catch (e2) {
@@ -55,7 +55,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
   const from = job.status;
   const bytes = await blobs.get(jobId);
   if (!bytes) {
-    const error = { code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' };
+    const error: JobError = { code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' };
     if (await store.transition(jobId, [from], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
     return;
   }
@@ -115,7 +115,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     } else {
       const typed = e instanceof DocumentError || e instanceof EngineError;
       if (!typed) deps.report?.(e, jobId);
-      const error = typed ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
+      const error: JobError = typed ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
       if (await store.transition(jobId, ['running'], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
     }
   }

@@ -12,7 +12,8 @@ import { lineBands, padLine, rowProfile } from './lines.js';
 import { takeOutCaptions } from './captions.js';
 import { takeOutPictures } from './pictures.js';
 
-export type BlockType = 'heading' | 'paragraph' | 'list_item' | 'table' | 'figure' | 'page_header' | 'page_footer' | 'page_number';
+export const BLOCK_TYPES = ['heading', 'paragraph', 'list_item', 'table', 'figure', 'page_header', 'page_footer', 'page_number'] as const;
+export type BlockType = (typeof BLOCK_TYPES)[number];
 
 export interface LayoutLine {
   /** The crop box the model reads (the band plus padding). */

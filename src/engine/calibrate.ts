@@ -1,0 +1,43 @@
+/**
+ * What a decoder forward costs on this machine at a few batch sizes and tokens per row, so `auto` draft lengths
+ * weigh acceptance against real cost. Measured once, on dummy inputs (cost does not depend on them), and cached
+ * per bundle and machine (cost-cache.ts).
+ */
+import type { Bundle } from './bundle.js';
+import { readCosts, writeCosts } from './cost-cache.js';
+import { CostTable, type CostPoint } from './draft-length.js';
+import { KvCache } from './kv-cache.js';
+import { type GrayCrop, packBatch } from './preprocess.js';
+import { decoderStep } from './decoder-step.js';
+import { runVision } from './vision.js';
+
+export async function measureCosts(bundle: Bundle, maxBatch: number): Promise<CostTable> {
+  const cached = readCosts(bundle);
+  if (cached) return new CostTable(cached);
+  const { nLayers, nHeads, headDim } = bundle.config.dims;
+  const { height, widthMultiple, maxWidth } = bundle.config.image;
+  const points: CostPoint[] = [];
+  const crop: GrayCrop = { width: 400, height, data: new Uint8Array(400 * height).fill(255) };
+  for (const batch of [1, 8, 32].filter((b) => b <= Math.max(1, maxBatch) || b === 1)) {
+    const vis = await runVision(bundle, packBatch(Array.from({ length: batch }, () => crop), { height, widthMultiple, maxWidth }));
+    const cache = new KvCache(nLayers, nHeads, headDim, batch);
+    cache.reserve(64);
+    cache.lengths.fill(40);
+    for (const perRow of [1, 2, 4, 8, 16, 32]) {
+      const input = {
+        tokens: Array.from({ length: batch }, () => Array.from({ length: perRow }, () => 40)),
+        positions: Array.from({ length: batch }, () => Array.from({ length: perRow }, (_, i) => 40 + i)),
+      };
+      await decoderStep(bundle, cache, vis, input); // warm-up
+      const times: number[] = [];
+      for (let r = 0; r < 3; r++) {
+        const t0 = performance.now();
+        await decoderStep(bundle, cache, vis, input);
+        times.push(performance.now() - t0);
+      }
+      points.push({ batch, perRow, ms: times.sort((a, b) => a - b)[1] });
+    }
+  }
+  writeCosts(bundle, points);
+  return new CostTable(points);
+}

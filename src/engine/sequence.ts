@@ -1,0 +1,95 @@
+/** A line being read: what the request asked for it (LineTask) and where its decoding stands (Sequence). */
+import type { DocumentContext } from './document-context.js';
+import type { DraftLengthPolicy, DraftLengthSetting } from './draft-length.js';
+import type { Drafter, SequenceView } from './drafters/drafter.js';
+import type { SpecMetrics } from './metrics.js';
+import type { GrayCrop } from './preprocess.js';
+import type { Verifier } from './verifiers/verifier.js';
+import type { VisualState } from './vision.js';
+
+export interface LineTask {
+  /** A line: its crop. A region (region bundles only): its lines' crops, top to bottom, read as one sequence. */
+  crops: readonly GrayCrop[];
+  drafter: Drafter;
+  verifier: Verifier;
+  draftLength: DraftLengthSetting;
+  context: DocumentContext;
+  metrics: SpecMetrics;
+  /** Share of the line's visual tokens each step attends to (1 = all; less = focal pruning). */
+  visualKeep?: number;
+  /** Newly committed tokens of this line, and which of them came from an accepted draft. */
+  onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[], drafted: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface LineOutput {
+  ids: number[];
+  ctc: number[];
+  /** Mean probability the model gave each committed token (a line's confidence). */
+  confidence: number;
+  /** The vision pass this line was admitted with (several lines share one), and what it took. */
+  visionGroup: number;
+  visionMs: number;
+}
+
+/** A read waiting for its line's result. */
+export interface Pending {
+  task: LineTask;
+  resolve: (o: LineOutput) => void;
+  reject: (e: unknown) => void;
+}
+
+export class Sequence implements SequenceView {
+  tokens: number[] = [];
+  /** Text position of `last` (BOS at 0; in a region bundle a line break opens the next line's positions). */
+  pos = 0;
+  probSum = 0;
+  budget = 0;
+  done = false;
+  /** Focal pruning: the visual columns the next step attends to (null: all of them), and when it last saw all. */
+  focal: number[] | null = null;
+  stepsSinceFull = 0;
+  readonly policy: DraftLengthPolicy;
+
+  constructor(
+    readonly id: number,
+    readonly p: Pending,
+    readonly ctc: number[],
+    public last: number,
+    readonly limit: number,
+    readonly visionGroup: number,
+    readonly visionMs: number,
+    readonly real: number,
+    policy: DraftLengthPolicy,
+  ) {
+    this.policy = policy;
+  }
+
+  get context(): DocumentContext {
+    return this.p.task.context;
+  }
+
+  get tree(): boolean {
+    return this.p.task.verifier.trees;
+  }
+
+  /** Decoder state at the position that decided `last` (drafters that run a head start from it). */
+  hidden: Float32Array | null = null;
+  /** The focal layers' attention over every visual column at that position (routed drafters read it). */
+  attention: Float32Array | null = null;
+  /** Where `last` will be fed; set by the scheduler before drafting. */
+  position = 0;
+  /** The scheduler's row for this line and its current visual state, set before drafting. */
+  row = 0;
+  vis: { state: VisualState; layers: number; heads: number; headDim: number } | null = null;
+
+  lastLayerVisual(): { k: Float32Array; v: Float32Array; mask: Float32Array; visual: number } {
+    const v = this.vis;
+    if (!v) throw new Error('no visual state for this line yet');
+    const { state, layers, heads, headDim } = v;
+    const per = heads * state.visual * headDim;
+    // [L, B, H, V, dh]: one row of one layer is contiguous.
+    const off = ((layers - 1) * state.batch + this.row) * per;
+    return { k: state.k.subarray(off, off + per), v: state.v.subarray(off, off + per), mask: state.mask.subarray(this.row * state.visual, (this.row + 1) * state.visual), visual: state.visual };
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The vision pass for a group of lines joining the batch: run in the vision worker while the batch goes on
+ * decoding. The group is read narrowest first in chunks of similar widths, each padded only to its own widest
+ * line (a page's headings and short last lines no longer cost a full-width pass); lines whose visual states are
+ * known already (an orientation check read them) come first, as a chunk of their own.
+ */
+import type { Bundle } from './bundle.js';
+import type { FloatPool } from './float-pool.js';
+import { type GrayCrop, packBatch } from './preprocess.js';
+import type { Pending } from './sequence.js';
+import { concatVisual, ctcGreedy, gatherRegions, releaseVisual, runVision, type VisualState } from './vision.js';
+
+/** Most lines in one vision pass chunk. */
+const VISION_CHUNK = 8;
+
+/** A vision pass in flight: its lines (narrowest first) and, once settled, their visual states or its error. */
+export interface VisionPass {
+  group: Pending[];
+  /** One row per member of the group, in its order (a region's lines gathered into its row). */
+  chunks: VisualState[];
+  /** Each member's greedy CTC reading (a region's lines joined by line breaks). */
+  ctc: number[][];
+  error: unknown;
+  settled: boolean;
+  ms: number;
+  result: Promise<void>;
+}
+
+/** Start the pass for `taken` (lines or regions); `seen` gives up the visual states already computed for a crop. */
+export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<GrayCrop, VisualState>, pool: FloatPool): VisionPass {
+  const { height, widthMultiple, maxWidth } = bundle.config.image;
+  const { nLayers, nHeads, headDim } = bundle.config.dims;
+  const { bos, ctcBlank } = bundle.config.specialIds;
+  const widest = (p: Pending): number => Math.max(...p.task.crops.map((c) => c.width));
+  let group = taken.sort((a, b) => widest(a) - widest(b));
+  const regions = group.some((p) => p.task.crops.length > 1);
+  const known = regions ? [] : group.filter((p) => seen.has(p.task.crops[0]));
+  const passes: Promise<VisualState>[] = [];
+  if (known.length) {
+    const states = known.map((p) => seen.get(p.task.crops[0]) as VisualState);
+    for (const p of known) seen.delete(p.task.crops[0]);
+    passes.push(Promise.resolve(states.length === 1 ? states[0] : concatVisual(states, nLayers, nHeads, headDim, pool)));
+    group = [...known, ...group.filter((p) => !known.includes(p))];
+  }
+  // Every other crop of the group, narrowest first; a region's lines go through the pass with their line index.
+  const entries = group.slice(known.length).flatMap((p, member) => p.task.crops.map((crop, line) => ({ member, line, crop })));
+  if (regions) entries.sort((a, b) => a.crop.width - b.crop.width);
+  for (let i = 0; i < entries.length; i += VISION_CHUNK) {
+    const chunk = entries.slice(i, i + VISION_CHUNK);
+    passes.push(runVision(bundle, packBatch(chunk.map((e) => e.crop), { height, widthMultiple, maxWidth }, regions ? chunk.map((e) => e.line) : undefined)));
+  }
+  const t0 = performance.now();
+  const pass: VisionPass = { group, chunks: [], ctc: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
+  pass.result = Promise.all(passes).then(
+    (chunks) => {
+      const read = chunks.map((c) => ctcGreedy(c, ctcBlank));
+      if (!regions) {
+        pass.chunks = chunks;
+        pass.ctc = read.flat();
+        return;
+      }
+      // Each member's lines, in line order, as (pass, row) pairs.
+      const members = group.map(() => [] as { state: number; row: number; line: number }[]);
+      entries.forEach((e, i) => members[e.member].push({ state: Math.floor(i / VISION_CHUNK), row: i % VISION_CHUNK, line: e.line }));
+      for (const m of members) m.sort((a, b) => a.line - b.line);
+      pass.chunks = [gatherRegions(chunks, members, nLayers, nHeads, headDim, pool)];
+      for (const c of chunks) releaseVisual(c, pool);
+      pass.ctc = members.map((m) => m.flatMap((x, j) => (j ? [bos, ...read[x.state][x.row]] : read[x.state][x.row])));
+    },
+    (e: unknown) => {
+      pass.error = e;
+    },
+  ).finally(() => {
+    pass.ms = performance.now() - t0;
+    pass.settled = true;
+  });
+  return pass;
+}
