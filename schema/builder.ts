@@ -8,13 +8,13 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import TracingPlugin, { isRootField } from '@pothos/plugin-tracing';
 import ZodPlugin from '@pothos/plugin-zod';
 import { GraphQLError } from 'graphql';
-import type { RequestContext } from '../src/resolvers/context.js';
+import type { RequestContext, TenantContext } from '../src/resolvers/context.js';
 import { inSpan } from './spans.js';
 
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
   AuthScopes: { tenant: boolean };
-  AuthContexts: { tenant: RequestContext & { tenant: string } };
+  AuthContexts: { tenant: TenantContext };
   Scalars: {
     File: { Input: File; Output: never };
     JSON: { Input: unknown; Output: unknown };
@@ -42,7 +42,16 @@ export const builder = new SchemaBuilder<{
         extensions: { code: 'BAD_USER_INPUT', issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
       }),
   },
-  relay: { clientMutationId: 'omit', cursorType: 'String' },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    pageInfoFieldOptions: { description: 'Where this page lies in the list.' },
+    cursorFieldOptions: { description: 'Pass as `after` or `before` to page on from this edge.' },
+    hasNextPageFieldOptions: { description: 'True when more items follow this page\'s last edge.' },
+    hasPreviousPageFieldOptions: { description: 'True when more items precede this page\'s first edge.' },
+    startCursorFieldOptions: { description: 'Cursor of the page\'s first edge; null when the page is empty.' },
+    endCursorFieldOptions: { description: 'Cursor of the page\'s last edge; null when the page is empty.' },
+  },
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 10,

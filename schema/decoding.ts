@@ -51,8 +51,8 @@ export const DecodingInput = builder.inputType('DecodingInput', {
     drafter: t.field({ type: DrafterEnum, required: false, description: `Default ${enumValueOf(DEFAULT_DRAFTER)} (the fastest measured), or NONE where the bundle has no CTC head.` }),
     verifier: t.field({ type: VerifierEnum, required: false, description: `Default ${enumValueOf(DEFAULT_VERIFIER)} (the most accurate measured), or GREEDY where the bundle has no CTC head or reads regions; GREEDY gives plain greedy AR text with any drafter.` }),
     draftLength: t.int({ required: false, description: `${DRAFT_LENGTH.description} ${knobRange(DRAFT_LENGTH)}.`, validate: { schema: knobNumber(DRAFT_LENGTH) } }),
-    visualTokens: t.field({ type: VisualTokensInput, required: false }),
+    visualTokens: t.field({ type: VisualTokensInput, required: false, description: 'Focal pruning; when absent, every step attends to all visual tokens.' }),
     reference: t.string({ required: false, description: 'Text the REFERENCE drafter drafts from (a PDF\'s own text layer is used when this is absent).', validate: { maxLength: MAX_REFERENCE_CHARS } }),
-    ...Object.fromEntries(parameterInputs.map((p) => [p.name, t.field({ type: p.ref, required: false })])),
+    ...Object.fromEntries(parameterInputs.map((p) => [p.name, t.field({ type: p.ref, required: false, description: `Parameters of ${enumValueOf(p.name)}, used only when it is chosen; defaults fill what is absent.` })])),
   }),
 });

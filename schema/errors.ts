@@ -22,8 +22,8 @@ export const ErrorCode = builder.enumType('ErrorCode', {
 export const ErrorInterface = builder.interfaceRef<Error & { code: ApiErrorCode | JobErrorCode }>('Error').implement({
   description: 'Something the client can act on; `code` is stable.',
   fields: (t) => ({
-    message: t.exposeString('message'),
-    code: t.field({ type: ErrorCode, resolve: (e) => e.code }),
+    message: t.exposeString('message', { description: 'What went wrong, in words for people; branch on code, not on this.' }),
+    code: t.field({ type: ErrorCode, description: 'Stable code to branch on.', resolve: (e) => e.code }),
   }),
 });
 
@@ -32,5 +32,5 @@ builder.objectType(NotFoundError, {
   description: 'No such job for this tenant (another tenant\'s job does not exist here either).',
   interfaces: [ErrorInterface],
   isTypeOf: (o) => o instanceof NotFoundError,
-  fields: (t) => ({ id: t.exposeID('id') }),
+  fields: (t) => ({ id: t.exposeID('id', { description: 'The job id that was asked for.' }) }),
 });

@@ -13,16 +13,19 @@ type Of<T extends Sequenced['type']> = Extract<Sequenced, { type: T }>;
 
 const JobEvent = builder.interfaceRef<Sequenced>('JobEvent').implement({
   description: 'Every event carries its job and its place in the job\'s sequence (1, 2, 3, ... with no gaps).',
-  fields: (t) => ({ seq: t.exposeInt('seq'), jobId: t.exposeID('jobId') }),
+  fields: (t) => ({
+    seq: t.exposeInt('seq', { description: 'Place in the job\'s event sequence, from 1; pass the last one seen as `after` to resume.' }),
+    jobId: t.exposeID('jobId', { description: 'The job the event belongs to.' }),
+  }),
 });
 
 const TokenDelta = builder.objectRef<Of<'token'>>('TokenDelta').implement({
   description: 'Tokens one decoder step committed on one line.',
   interfaces: [JobEvent],
   fields: (t) => ({
-    page: t.exposeInt('page'),
+    page: t.exposeInt('page', { description: '0-based page number in the document.' }),
     line: t.exposeInt('line', { description: 'Line number on the page, in reading order.' }),
-    text: t.exposeString('text'),
+    text: t.exposeString('text', { description: 'Text of the tokens committed, to append to the line.' }),
     fromDraft: t.exposeBooleanList('fromDraft', { description: 'Per token: true when it came from an accepted draft, false when the verifier chose it.' }),
     accepted: t.int({ description: 'Tokens of this delta that came from the accepted draft.', resolve: (e) => e.fromDraft.filter(Boolean).length }),
     drafted: t.int({ description: 'How deep the draft offered at this step was (0: no draft); accepted/drafted per step gives acceptance live.', resolve: (e) => e.drafted ?? 0 }),
@@ -31,36 +34,46 @@ const TokenDelta = builder.objectRef<Of<'token'>>('TokenDelta').implement({
 
 const RegionDone = builder.objectRef<Of<'region'>>('RegionDone').implement({
   interfaces: [JobEvent],
-  fields: (t) => ({ page: t.exposeInt('page'), block: t.exposeInt('block', { description: 'Reading order on the page.' }), markdown: t.exposeString('markdown') }),
+  fields: (t) => ({
+    page: t.exposeInt('page', { description: '0-based page number in the document.' }),
+    block: t.exposeInt('block', { description: 'Reading order on the page.' }),
+    markdown: t.exposeString('markdown', { description: 'The block as markdown.' }),
+  }),
 });
 
 const PageDone = builder.objectRef<Of<'page'>>('PageDone').implement({
   interfaces: [JobEvent],
-  fields: (t) => ({ page: t.exposeInt('page'), markdown: t.exposeString('markdown') }),
+  fields: (t) => ({
+    page: t.exposeInt('page', { description: '0-based page number in the document.' }),
+    markdown: t.exposeString('markdown', { description: 'The page as markdown.' }),
+  }),
 });
 
 const JobDone = builder.objectRef<Of<'done'>>('JobDone').implement({
   interfaces: [JobEvent],
   fields: (t) => ({
-    metrics: t.field({ type: SpeculationMetrics, resolve: (e) => e.metrics }),
-    job: t.field({ type: ParseJob, nullable: true, resolve: (e, _args, ctx) => ctx.jobs.get(ctx.tenant ?? '', e.jobId) }),
+    metrics: t.field({ type: SpeculationMetrics, description: 'How the job was decoded.', resolve: (e) => e.metrics }),
+    job: t.field({ type: ParseJob, nullable: true, description: 'The finished job; null when it is no longer stored.', resolve: (e, _args, ctx) => ctx.jobs.get(ctx.tenant ?? '', e.jobId) }),
   }),
 });
 
 const JobFailed = builder.objectRef<Of<'failed'>>('JobFailed').implement({
   interfaces: [JobEvent],
-  fields: (t) => ({ code: t.field({ type: ErrorCode, resolve: (e) => e.code }), message: t.exposeString('message') }),
+  fields: (t) => ({
+    code: t.field({ type: ErrorCode, description: 'Why the job failed: a document, engine or service code.', resolve: (e) => e.code }),
+    message: t.exposeString('message', { description: 'What went wrong, in words for people; branch on code, not on this.' }),
+  }),
 });
 
 const JobCancelled = builder.objectRef<Of<'cancelled'>>('JobCancelled').implement({
   interfaces: [JobEvent],
-  fields: (t) => ({ cancelled: t.boolean({ resolve: () => true }) }),
+  fields: (t) => ({ cancelled: t.boolean({ description: 'Always true.', resolve: () => true }) }),
 });
 
 const JobRestarted = builder.objectRef<Of<'restarted'>>('JobRestarted').implement({
   description: 'The job is read again from the start (its worker stopped mid-job): drop the text its token deltas built so far.',
   interfaces: [JobEvent],
-  fields: (t) => ({ attempt: t.exposeInt('attempt') }),
+  fields: (t) => ({ attempt: t.exposeInt('attempt', { description: 'Times a worker has now started reading the job (2 on the first restart).' }) }),
 });
 
 const TYPE_NAMES: Record<Sequenced['type'], string> = {
@@ -79,12 +92,11 @@ export const ParseJobEvent = builder.unionType('ParseJobEvent', {
 });
 
 builder.subscriptionFields((t) => ({
-  parseJobEvents: t.field({
+  parseJobEvents: t.withAuth({ tenant: true }).field({
     type: ParseJobEvent,
     description: 'The job\'s events so far (after `after`), then live ones; ends with JobDone, JobFailed or JobCancelled.',
-    authScopes: { tenant: true },
     args: { id: t.arg.id({ required: true }), after: t.arg.int({ required: false, description: 'The last seq you saw; 0 or absent replays everything.' }) },
-    subscribe: (_root, args, ctx) => subscribeParseJobEvents(String(args.id), args.after, ctx, ctx.tenant as string),
+    subscribe: (_root, args, ctx) => subscribeParseJobEvents(String(args.id), args.after, ctx),
     resolve: (event: Sequenced) => event,
   }),
 }));

@@ -7,17 +7,17 @@ import { builder } from './builder.js';
 export const Box = builder.objectRef<BoxShape>('Box').implement({
   description: 'A rectangle in page pixels (PDF pages are rendered at 200 dpi).',
   fields: (t) => ({
-    x: t.exposeInt('x'),
-    y: t.exposeInt('y'),
-    width: t.exposeInt('width'),
-    height: t.exposeInt('height'),
+    x: t.exposeInt('x', { description: 'Left edge, in pixels from the page\'s left.' }),
+    y: t.exposeInt('y', { description: 'Top edge, in pixels from the page\'s top.' }),
+    width: t.exposeInt('width', { description: 'Width in pixels.' }),
+    height: t.exposeInt('height', { description: 'Height in pixels.' }),
   }),
 });
 
 export const Line = builder.objectRef<LineOut>('Line').implement({
   fields: (t) => ({
-    text: t.exposeString('text'),
-    box: t.field({ type: Box, resolve: (l) => l.box }),
+    text: t.exposeString('text', { description: 'The line\'s text as read.' }),
+    box: t.field({ type: Box, description: 'Where the line lies on the page.', resolve: (l) => l.box }),
     confidence: t.float({ nullable: true, description: 'Mean probability of the line\'s tokens.', resolve: (l) => l.confidence ?? null }),
   }),
 });
@@ -29,13 +29,13 @@ export const BlockType = builder.enumType('BlockType', {
 
 export const Block = builder.objectRef<BlockOut>('Block').implement({
   fields: (t) => ({
-    type: t.field({ type: BlockType, resolve: (b) => b.type }),
+    type: t.field({ type: BlockType, description: 'What the block is.', resolve: (b) => b.type }),
     order: t.exposeInt('order', { description: 'Position in reading order on the page.' }),
     level: t.int({ nullable: true, description: 'Heading level (1 = largest).', resolve: (b) => b.level ?? null }),
-    box: t.field({ type: Box, resolve: (b) => b.box }),
-    markdown: t.exposeString('markdown'),
-    confidence: t.float({ nullable: true, resolve: (b) => b.confidence }),
-    lines: t.field({ type: [Line], resolve: (b) => b.lines }),
+    box: t.field({ type: Box, description: 'Where the block lies on the page.', resolve: (b) => b.box }),
+    markdown: t.exposeString('markdown', { description: 'The block as markdown (a figure is `<!-- image -->`).' }),
+    confidence: t.float({ nullable: true, description: 'Mean confidence of the block\'s lines; null where the engine gave none (figures).', resolve: (b) => b.confidence }),
+    lines: t.field({ type: [Line], description: 'The block\'s text lines (a table\'s cell by cell, row by row; none for a figure).', resolve: (b) => b.lines }),
     cells: t.field({ type: t.listRef(t.listRef('String')), nullable: true, description: 'Tables: cell text, row by row.', resolve: (b) => b.cells ?? null }),
   }),
 });
@@ -43,10 +43,10 @@ export const Block = builder.objectRef<BlockOut>('Block').implement({
 export const Page = builder.objectRef<PageOut>('Page').implement({
   fields: (t) => ({
     index: t.exposeInt('index', { description: '0-based page number in the document.' }),
-    width: t.exposeInt('width'),
-    height: t.exposeInt('height'),
+    width: t.exposeInt('width', { description: 'Page width in pixels, upright.' }),
+    height: t.exposeInt('height', { description: 'Page height in pixels, upright.' }),
     rotation: t.int({ description: 'Clockwise degrees (0, 90, 180, 270) the page was turned to read it upright; boxes, width and height are the turned page\'s.', resolve: (p) => p.rotation ?? 0 }), // absent in results stored before it was reported
-    markdown: t.exposeString('markdown'),
-    blocks: t.field({ type: [Block], resolve: (p) => p.blocks }),
+    markdown: t.exposeString('markdown', { description: 'The page as markdown (without headers and footers when dropHeadersFooters was set).' }),
+    blocks: t.field({ type: [Block], description: 'The page\'s blocks in reading order (headers and footers included).', resolve: (p) => p.blocks }),
   }),
 });

@@ -3,7 +3,7 @@ import type { DecodingOptions } from '../src/engine/options.js';
 import { type JobRecord, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job.js';
 import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';
 import { createParseJob } from '../src/resolvers/create-parse-job.js';
-import { apiError, NotFoundError } from '../src/resolvers/errors.js';
+import { NotFoundError } from '../src/resolvers/errors.js';
 import { listParseJobs, loadParseJobs, MAX_PAGE_SIZE } from '../src/resolvers/parse-jobs.js';
 import { builder } from './builder.js';
 import { DecodingInput, DrafterEnum, VerifierEnum } from './decoding.js';
@@ -21,22 +21,25 @@ export const OutputFormatEnum = builder.enumType('OutputFormat', {
 
 const JobProgress = builder.objectRef<JobRecord['progress']>('JobProgress').implement({
   fields: (t) => ({
-    pagesDone: t.exposeInt('pagesDone'),
+    pagesDone: t.exposeInt('pagesDone', { description: 'Pages read so far.' }),
     pagesTotal: t.exposeInt('pagesTotal', { description: '0 until the document is open.' }),
-    fraction: t.float({ resolve: (p) => (p.pagesTotal ? p.pagesDone / p.pagesTotal : 0) }),
+    fraction: t.float({ description: 'pagesDone / pagesTotal, from 0 to 1 (0 until the document is open).', resolve: (p) => (p.pagesTotal ? p.pagesDone / p.pagesTotal : 0) }),
   }),
 });
 
 const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').implement({
   description: 'Why a job failed; `code` is stable (a document, engine or service code).',
-  fields: (t) => ({ code: t.field({ type: ErrorCode, resolve: (e) => e.code }), message: t.exposeString('message') }),
+  fields: (t) => ({
+    code: t.field({ type: ErrorCode, description: 'Why the job failed: a document, engine or service code.', resolve: (e) => e.code }),
+    message: t.exposeString('message', { description: 'What went wrong, in words for people; branch on code, not on this.' }),
+  }),
 });
 
 const JobDecoding = builder.objectRef<DecodingOptions>('JobDecoding').implement({
   description: 'The decoding options the job is read with: resolved when it was submitted, defaults filled in.',
   fields: (t) => ({
-    drafter: t.field({ type: DrafterEnum, resolve: (d) => d.drafter }),
-    verifier: t.field({ type: VerifierEnum, resolve: (d) => d.verifier }),
+    drafter: t.field({ type: DrafterEnum, description: 'The drafter the job is read with.', resolve: (d) => d.drafter }),
+    verifier: t.field({ type: VerifierEnum, description: 'The verifier the job is read with.', resolve: (d) => d.verifier }),
     draftLength: t.int({ nullable: true, description: 'Null = automatic.', resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null) }),
     visualKeep: t.float({ description: 'Share of visual tokens each step attends to (1 = all).', resolve: (d) => d.visualTokens.keep }),
     parameters: t.field({ type: 'JSON', description: 'Every parameterised strategy\'s parameters, by strategy name (only the chosen ones are used).', resolve: (d) => d.params }),
@@ -52,14 +55,14 @@ export const ParseJob = builder.loadableObjectRef<JobRecord, string>('ParseJob',
 
 ParseJob.implement({
   fields: (t) => ({
-    id: t.exposeID('id'),
-    status: t.field({ type: JobStatus, resolve: (j) => j.status }),
-    createdAt: t.field({ type: 'DateTime', resolve: (j) => j.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', resolve: (j) => j.updatedAt }),
-    fileName: t.string({ resolve: (j) => j.input.fileName }),
+    id: t.exposeID('id', { description: 'The job\'s id.' }),
+    status: t.field({ type: JobStatus, description: 'Where the job is: queued, running, or how it ended.', resolve: (j) => j.status }),
+    createdAt: t.field({ type: 'DateTime', description: 'When the job was submitted.', resolve: (j) => j.createdAt }),
+    updatedAt: t.field({ type: 'DateTime', description: 'When the job last changed (status or progress).', resolve: (j) => j.updatedAt }),
+    fileName: t.string({ description: 'The name sent with the job, else one taken from the upload or the URL ("document" for base64).', resolve: (j) => j.input.fileName }),
     size: t.int({ description: 'Bytes of the input document.', resolve: (j) => j.input.size }),
-    pageRange: t.string({ nullable: true, resolve: (j) => j.input.pages ?? null }),
-    formats: t.field({ type: [OutputFormatEnum], resolve: (j) => j.input.formats ?? [...OUTPUT_FORMATS] }),
+    pageRange: t.string({ nullable: true, description: 'The pages asked for, 0-based, as sent ("0,2-4"); null when all were.', resolve: (j) => j.input.pages ?? null }),
+    formats: t.field({ type: [OutputFormatEnum], description: 'Whole-document renderings kept (all when none were asked for).', resolve: (j) => j.input.formats ?? [...OUTPUT_FORMATS] }),
     decoding: t.field({
       type: JobDecoding,
       nullable: true,
@@ -67,28 +70,28 @@ ParseJob.implement({
       // A job's own resolved options come back as they are; an earlier version stored them as sent.
       resolve: (j, _args, ctx) => ctx.engine.resolveDecoding(j.input.decoding).options ?? null,
     }),
-    progress: t.field({ type: JobProgress, resolve: (j) => j.progress }),
-    error: t.field({ type: JobError, nullable: true, resolve: (j) => j.error ?? null }),
+    progress: t.field({ type: JobProgress, description: 'Pages read so far, of those to read.', resolve: (j) => j.progress }),
+    error: t.field({ type: JobError, nullable: true, description: 'Why the job failed; null unless it failed.', resolve: (j) => j.error ?? null }),
     pageCount: t.int({ nullable: true, description: 'Pages in the document (not only those read).', resolve: (j) => j.result?.pageCount ?? null }),
     pages: t.field({ type: [Page], description: 'Empty until the job succeeds.', resolve: (j) => j.result?.pages ?? [] }),
     markdown: t.string({ nullable: true, description: 'Null until the job succeeds, or when MARKDOWN was not asked for.', resolve: (j) => j.result?.markdown ?? null }),
-    text: t.string({ nullable: true, resolve: (j) => j.result?.text ?? null }),
+    text: t.string({ nullable: true, description: 'Plain text, blocks separated by blank lines; null until the job succeeds, or when TEXT was not asked for.', resolve: (j) => j.result?.text ?? null }),
     document: t.field({ type: 'JSON', nullable: true, description: 'The block tree as JSON, when JSON was asked for.', resolve: (j) => j.result?.document ?? null }),
-    metrics: t.field({ type: SpeculationMetrics, nullable: true, resolve: (j) => j.result?.metrics ?? null }),
+    metrics: t.field({ type: SpeculationMetrics, nullable: true, description: 'How the job was decoded; null until it succeeds.', resolve: (j) => j.result?.metrics ?? null }),
   }),
 });
 
 const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
   description: 'The document comes exactly one way: file (multipart upload), base64, or url (when the server allows it).',
   fields: (t) => ({
-    file: t.field({ type: 'File', required: false }),
+    file: t.field({ type: 'File', required: false, description: 'The document as a multipart upload.' }),
     base64: t.string({ required: false, description: 'The document\'s bytes as base64 (a data: URL prefix is allowed).' }),
     url: t.string({ required: false, description: 'https only, public addresses only; off unless the server sets SPECULA_URL_INPUT=1.', validate: { maxLength: 2048 } }),
-    fileName: t.string({ required: false, validate: { maxLength: 255 } }),
+    fileName: t.string({ required: false, description: 'A name for the document; by default the upload\'s or the URL\'s own ("document" for base64).', validate: { maxLength: 255 } }),
     pages: t.string({ required: false, description: 'Pages to read, 0-based: "0,2-4". All pages when absent.', validate: { maxLength: 1000 } }),
     formats: t.field({ type: [OutputFormatEnum], required: false, description: 'Whole-document renderings to keep; all when absent.' }),
     dropHeadersFooters: t.boolean({ required: false, description: 'Leave running headers, footers and page numbers out of the markdown.' }),
-    decoding: t.field({ type: DecodingInput, required: false }),
+    decoding: t.field({ type: DecodingInput, required: false, description: 'How to decode; the served bundle\'s defaults fill what is absent.' }),
     idempotencyKey: t.string({
       required: false,
       description: 'Any string of yours (a UUID): a retry with the same key (after a timeout, or STORE_UNAVAILABLE) returns the job the key first made instead of making another. Kept as long as finished jobs are.',
@@ -98,21 +101,19 @@ const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
 });
 
 builder.queryFields((t) => ({
-  parseJob: t.field({
+  parseJob: t.withAuth({ tenant: true }).field({
     type: ParseJob,
     nullable: true,
     description: 'One of your jobs; null when you have no job with this id.',
-    authScopes: { tenant: true },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args) => String(args.id),
   }),
-  parseJobs: t.connection({
+  parseJobs: t.withAuth({ tenant: true }).connection({
     type: ParseJob,
     description: 'Your jobs, newest first: `first`/`after` page towards older jobs, `last`/`before` towards newer ones.',
-    authScopes: { tenant: true },
     complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? args.last ?? 20, 1), MAX_PAGE_SIZE) }),
     resolve: async (_root, args, ctx) => {
-      const page = await listParseJobs(ctx, ctx.tenant as string, args);
+      const page = await listParseJobs(ctx, args);
       return {
         edges: page.jobs.map((job) => ({ cursor: job.id, node: job })),
         pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: page.jobs[0]?.id ?? null, endCursor: page.jobs.at(-1)?.id ?? null },
@@ -120,26 +121,24 @@ builder.queryFields((t) => ({
     },
   }, {
     name: 'ParseJobConnection',
-    edgesField: { complexity: { field: 1, multiplier: 1 } }, // the page size is counted once, on parseJobs
-  }, { name: 'ParseJobEdge' }),
+    edgesField: { description: 'The jobs on this page, newest first.', complexity: { field: 1, multiplier: 1 } }, // the page size is counted once, on parseJobs
+  }, { name: 'ParseJobEdge', nodeField: { description: 'The job.' } }),
 }));
 
 builder.mutationFields((t) => ({
-  createParseJob: t.field({
+  createParseJob: t.withAuth({ tenant: true }).field({
     type: ParseJob,
     description: 'Queue a document for parsing; follow it with parseJobEvents or poll parseJob.',
-    authScopes: { tenant: true },
     args: { input: t.arg({ type: CreateParseJobInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
-      createParseJob({ ...input, formats: input.formats as OutputFormat[] | null | undefined }, ctx, ctx.tenant as string),
+      createParseJob({ ...input, formats: input.formats as OutputFormat[] | null | undefined }, ctx),
   }),
-  cancelParseJob: t.field({
+  cancelParseJob: t.withAuth({ tenant: true }).field({
     type: ParseJob,
     description: 'Stop a job: a waiting one at once, a running one within a decoder step. Finished jobs are returned as they are.',
-    authScopes: { tenant: true },
     errors: { types: [NotFoundError], directResult: true, union: { name: 'CancelParseJobResult' } },
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_root, args, ctx) => cancelParseJob(String(args.id), ctx, ctx.tenant as string),
+    resolve: (_root, args, ctx) => cancelParseJob(String(args.id), ctx),
   }),
 }));
 

@@ -243,6 +243,15 @@ describe('the GraphQL API', () => {
     assert.equal(p1.parseJobs.pageInfo.hasNextPage, true);
     const p2 = (await globex.query<Page>(q, { after: p1.parseJobs.pageInfo.endCursor })).data as Page;
     assert.equal(p2.parseJobs.edges[0].node.id, ids[0]);
+    // And back again: last/before pages towards newer jobs, still newest first.
+    const back = `query($before: String) { parseJobs(last: 2, before: $before) { edges { node { id } } pageInfo { hasPreviousPage hasNextPage startCursor } } }`;
+    type Back = { parseJobs: { edges: { node: { id: string } }[]; pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean; startCursor: string } } };
+    const b1 = await globex.query<Back>(back, { before: ids[0] });
+    assert.equal(b1.errors, undefined, JSON.stringify(b1.errors));
+    assert.deepEqual(b1.data?.parseJobs.edges.map((e) => e.node.id), [ids[2], ids[1]]);
+    assert.deepEqual(b1.data?.parseJobs.pageInfo, { hasPreviousPage: false, hasNextPage: true, startCursor: ids[2] }, 'nothing newer than the newest');
+    const both = await globex.query(`{ parseJobs(first: 2, last: 2) { edges { cursor } } }`);
+    assert.deepEqual(codes(both), ['BAD_USER_INPUT']);
     for (const id of ids) await finish(globex, id);
   });
 

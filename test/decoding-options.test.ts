@@ -57,6 +57,17 @@ describe('decoding options are validated per request', () => {
     const name = engine.bundle.config.name;
     assert.deepEqual(engine.resolve(undefined), { drafter: 'ctc', verifier: 'joint', draftLength: 'auto', params: { relaxed: { topK: 5, minRatio: 0.3 }, joint: { ctcWeight: JOINT_CTC_WEIGHT } }, visualTokens: { keep: 1 }, for: { bundle: name, regions: false } });
   });
+  it('options resolved once (as a job stores them) are used as they are, and resolved again for another bundle', () => {
+    const once = engine.resolve({ drafter: 'ngram', verifier: 'relaxed', relaxed: { topK: 3 } });
+    assert.equal(engine.resolve(once), once, 'the same record: not resolved again');
+    assert.equal(engine.resolve(JSON.parse(JSON.stringify(once))).params.relaxed.topK, 3, 'as read back from a job store');
+    const other = { ...engine.bundle.config, name: 'another-bundle' };
+    const again = resolveDecoding(once, other);
+    assert.notEqual(again, once);
+    assert.deepEqual([again.for.bundle, again.drafter, again.params.relaxed.topK], ['another-bundle', 'ngram', 3]);
+    const noCtc = { ...other, heads: { ...other.heads, ctc: false } };
+    assert.throws(() => resolveDecoding(engine.resolve({ drafter: 'none', verifier: 'joint' }), noCtc), /verifier "joint" scores with the model's CTC head/);
+  });
   it('the relaxed verifier says it is lossy', () => {
     assert.equal(new RelaxedVerifier({ topK: 5, minRatio: 0.3 }).lossless, false);
   });

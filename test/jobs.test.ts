@@ -122,6 +122,15 @@ describe(`job store ${b.name}`, () => {
     assert.deepEqual(p2.jobs.map((j) => j.input.fileName), ['a2.png', 'a1.png', 'a0.png']);
     assert.equal(p2.hasNextPage, false);
     assert.deepEqual((await store.list(A, 10, b2.id)).jobs, [], "B's cursor pages nothing of A's");
+    // Towards newer jobs: the ones nearest the cursor, still newest first; without a cursor, the oldest.
+    const n1 = await store.list(A, 2, a[1].id, 'newer');
+    assert.deepEqual(n1.jobs.map((j) => j.input.fileName), ['a3.png', 'a2.png']);
+    assert.equal(n1.hasNextPage, true, 'a4 is newer still');
+    assert.equal(n1.endCursor, a[3].id);
+    const n2 = await store.list(A, 2, n1.endCursor ?? undefined, 'newer');
+    assert.deepEqual(n2.jobs.map((j) => j.input.fileName), ['a4.png']);
+    assert.equal(n2.hasNextPage, false);
+    assert.deepEqual((await store.list(A, 2, undefined, 'newer')).jobs.map((j) => j.input.fileName), ['a1.png', 'a0.png']);
   });
 
   it('status changes happen once: the first transition wins, the rest see it was taken', async () => {

@@ -7,7 +7,8 @@ import type { Jobs } from '../jobs/jobs.js';
 
 export interface ModelInfo {
   name: string;
-  created: string;
+  /** When the bundle was exported (ISO 8601, UTC); null where its config does not say. */
+  created: string | null;
   device: string;
   /** fp32 or int8: which graphs the engine runs. */
   precision: string;
@@ -20,6 +21,9 @@ export interface ModelInfo {
 
 /** What a request may choose with the served bundle (derived from the engine's registry). */
 export type StrategyInfo = StrategyChoices;
+
+/** A request's context once its API key named a tenant (fields that need one are authorised for it first). */
+export type TenantContext = RequestContext & { tenant: string };
 
 export interface EngineStats {
   /** Workers reporting (1 in the embedded mode). */

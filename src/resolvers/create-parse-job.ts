@@ -5,7 +5,7 @@
  */
 import type { DecodingOptionsInput } from '../engine/options.js';
 import type { JobRecord, OutputFormat } from '../jobs/job.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext, TenantContext } from './context.js';
 import { apiError } from './errors.js';
 
 /** The GraphQL decoding input (its shape derived from the engine's registry), nulls and all. */
@@ -64,7 +64,8 @@ async function readInput(args: CreateParseJobArgs, ctx: RequestContext): Promise
   return { ...got, fileName: args.fileName ?? got.fileName, source: 'url' };
 }
 
-export async function createParseJob(args: CreateParseJobArgs, ctx: RequestContext, tenant: string): Promise<JobRecord> {
+export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContext): Promise<JobRecord> {
+  const { tenant } = ctx;
   // Resolved once, here: the job keeps the options it will be read with (and reports them from there).
   const { options: decoding, error } = ctx.engine.resolveDecoding(toDecodingInput(args.decoding));
   if (error !== undefined) throw apiError('INVALID_DECODING', error, { choices: ctx.engine.strategies() });

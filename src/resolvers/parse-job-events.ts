@@ -3,7 +3,7 @@
  * that reconnects passes the last sequence number it saw as `after` and misses nothing.
  */
 import type { Sequenced } from '../jobs/events.js';
-import type { RequestContext } from './context.js';
+import type { TenantContext } from './context.js';
 import { apiError } from './errors.js';
 
 /** An iterable whose early end (the client went away) aborts the subscription it reads from. */
@@ -26,7 +26,8 @@ function abortable<T>(open: (signal: AbortSignal) => Promise<AsyncIterable<T>>):
   };
 }
 
-export async function subscribeParseJobEvents(id: string, after: number | null | undefined, ctx: RequestContext, tenant: string): Promise<AsyncIterable<Sequenced>> {
+export async function subscribeParseJobEvents(id: string, after: number | null | undefined, ctx: TenantContext): Promise<AsyncIterable<Sequenced>> {
+  const { tenant } = ctx;
   const from = after ?? 0;
   if (!Number.isInteger(from) || from < 0) throw apiError('BAD_USER_INPUT', `after must be a sequence number >= 0, got ${from}`);
   // Check ownership before the stream starts, so a stranger's subscription fails as a plain error.

@@ -14,7 +14,7 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
   const { config, dir, device, precision } = bundle;
   const model: ModelInfo = {
     name: config.name,
-    created: config.created ?? '',
+    created: config.created && !Number.isNaN(Date.parse(config.created)) ? new Date(config.created).toISOString() : null,
     device,
     precision,
     parameters: { dModel: config.dims.dModel, layers: config.dims.nLayers, heads: config.dims.nHeads, vocabSize: config.dims.vocabSize },

@@ -3,7 +3,6 @@
  * read as that line; anything else is flattened, turned upright when it lies on its side (or by the turn the
  * caller already knows), deskewed and laid out.
  */
-import type { GrayPage } from '../decode-image.js';
 import { deskew } from '../deskew.js';
 import { flattenBackground } from '../flatten.js';
 import { isOneLine } from '../line-image.js';
