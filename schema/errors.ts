@@ -4,7 +4,7 @@
  */
 import { DOCUMENT_ERROR_CODES } from '../src/document/errors.js';
 import { ENGINE_ERROR_CODES } from '../src/engine/errors.js';
-import { JOB_ERROR_CODES, type JobErrorCode } from '../src/jobs/job.js';
+import { JOB_ERROR_CODES, type JobErrorCode } from '../src/jobs/job-record.js';
 import { API_ERROR_CODES, type ApiErrorCode, NotFoundError } from '../src/resolvers/errors.js';
 import { builder } from './builder.js';
 

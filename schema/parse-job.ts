@@ -1,6 +1,6 @@
 /** A parse job, and the root fields that create, read, list and cancel jobs. */
 import type { DecodingOptions } from '../src/engine/options.js';
-import { type JobRecord, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job.js';
+import { type JobRecord, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job-record.js';
 import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';
 import { createParseJob } from '../src/resolvers/create-parse-job.js';
 import { NotFoundError } from '../src/resolvers/errors.js';

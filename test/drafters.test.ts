@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DocumentContext } from '../src/engine/document-context.js';
+import { DraftingContext } from '../src/engine/drafting-context.js';
 import { depths, type Draft, type ForwardView, leavesOf, type RowLogits } from '../src/engine/draft.js';
 import { CtcDrafter } from '../src/engine/drafters/ctc.js';
 import { DiffusionDrafter } from '../src/engine/drafters/diffusion.js';
@@ -76,7 +76,7 @@ function scriptedForward(logits: RowLogits, committed: number, draft: Draft, blo
 function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, budget = 8, blocks?: BlockModel): { text: string; forwards: number } {
   const t = tok.encode(target);
   const seq = {
-    id: 1, tokens: [] as number[], ctc: tok.encode(ctc), context: new DocumentContext(tok), budget, tree: verifier.trees,
+    id: 1, tokens: [] as number[], ctc: tok.encode(ctc), context: new DraftingContext(tok), budget, tree: verifier.trees,
     hidden: null, attention: null, position: 0,
     lastLayerVisual: () => {
       throw new Error('these drafters do not look at the line');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { closeBundle, loadBundle, type Bundle } from '../src/engine/bundle.js';
-import { DocumentContext } from '../src/engine/document-context.js';
+import { DraftingContext } from '../src/engine/drafting-context.js';
 import type { Drafter } from '../src/engine/drafters/drafter.js';
 import { Engine } from '../src/engine/engine.js';
 import { decodeGreedy } from '../src/engine/greedy.js';
@@ -169,7 +169,7 @@ describe('adversarial drafts cost speed, never text', () => {
 
   async function decodeWith(drafter: Drafter, verifier: Verifier, draftLength: number): Promise<{ texts: string[]; metrics: SpecMetrics }> {
     const scheduler = new Scheduler(bundle, { maxBatch: 32 });
-    const context = new DocumentContext(bundle.tokenizer);
+    const context = new DraftingContext(bundle.tokenizer);
     const metrics = new SpecMetrics();
     const outs = await Promise.all(lines.map((l) => scheduler.read({ crops: [l.crop], drafter, verifier, draftLength, context, metrics })));
     return { texts: outs.map((o) => bundle.tokenizer.decode(o.ids)), metrics };

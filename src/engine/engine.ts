@@ -4,7 +4,7 @@
  */
 import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle.js';
 import { ctcConfidence } from './ctc-confidence.js';
-import { DocumentContext } from './document-context.js';
+import { DraftingContext } from './drafting-context.js';
 import { EngineError } from './errors.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
@@ -35,7 +35,7 @@ export interface ReadOptions {
   /** As a request sent them, or resolved once (Engine.resolve) for many reads. */
   decoding?: DecodingOptionsInput | DecodingOptions;
   /** Text this document already has (ngram) and its reference; one per document, never shared across tenants. */
-  context?: DocumentContext;
+  context?: DraftingContext;
   /** Share one metrics record across several calls (the pages of one document). */
   metrics?: SpecMetrics;
   onLine?: (index: number, reading: LineReading) => void;
@@ -184,7 +184,7 @@ export class Engine {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     const decoding = this.resolve(opts.decoding, { regions });
     const { tokenizer } = this.bundle;
-    const context = opts.context ?? new DocumentContext(tokenizer, decoding.reference);
+    const context = opts.context ?? new DraftingContext(tokenizer, decoding.reference);
     const { drafter, verifier } = createStrategies(decoding, this.bundle);
     const metrics = opts.metrics ?? new SpecMetrics();
     if (decoding.draftLength === 'auto' && decoding.drafter !== 'none') await this.scheduler.calibrate();

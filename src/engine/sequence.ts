@@ -1,5 +1,5 @@
 /** A line being read: what the request asked for it (LineTask) and where its decoding stands (Sequence). */
-import type { DocumentContext } from './document-context.js';
+import type { DraftingContext } from './drafting-context.js';
 import type { DraftLengthPolicy, DraftLengthSetting } from './draft-length.js';
 import type { Drafter, SequenceView } from './drafters/drafter.js';
 import type { SpecMetrics } from './metrics.js';
@@ -13,7 +13,7 @@ export interface LineTask {
   drafter: Drafter;
   verifier: Verifier;
   draftLength: DraftLengthSetting;
-  context: DocumentContext;
+  context: DraftingContext;
   metrics: SpecMetrics;
   /** Share of the line's visual tokens each step attends to (1 = all; less = focal pruning). */
   visualKeep?: number;
@@ -65,7 +65,7 @@ export class Sequence implements SequenceView {
     this.policy = policy;
   }
 
-  get context(): DocumentContext {
+  get context(): DraftingContext {
     return this.p.task.context;
   }
 

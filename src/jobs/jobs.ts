@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobStore } from './blob-store.js';
 import type { EventLog, Sequenced } from './events.js';
-import { FINISHED, type JobError, type JobInput, type JobRecord } from './job.js';
+import { FINISHED, type JobError, type JobInput, type JobRecord } from './job-record.js';
 import type { JobQueue } from './queue.js';
 import type { JobPage, JobStore, ListDirection } from './store.js';
 

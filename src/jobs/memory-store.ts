@@ -1,6 +1,6 @@
 /** The embedded job store: a map in this process, for the default no-services mode. */
 import { randomUUID } from 'node:crypto';
-import type { JobInput, JobRecord, JobStatus } from './job.js';
+import type { JobInput, JobRecord, JobStatus } from './job-record.js';
 import type { JobPage, JobPatch, JobStore, ListDirection } from './store.js';
 
 export class MemoryJobStore implements JobStore {

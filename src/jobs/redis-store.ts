@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { FINISHED, type JobInput, type JobRecord, type JobStatus } from './job.js';
+import { FINISHED, type JobInput, type JobRecord, type JobStatus } from './job-record.js';
 import type { JobPage, JobPatch, JobStore, ListDirection } from './store.js';
 
 const FIELDS = ['id', 'tenant', 'status', 'createdAt', 'updatedAt', 'input', 'progress', 'result', 'error', 'starts'] as const;

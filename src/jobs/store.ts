@@ -1,5 +1,5 @@
 /** Where job records live. Every read is scoped to a tenant: another tenant's job simply does not exist. */
-import type { JobInput, JobRecord, JobStatus } from './job.js';
+import type { JobInput, JobRecord, JobStatus } from './job-record.js';
 
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'tenant' | 'createdAt'>>;
 

@@ -1,5 +1,5 @@
 /** cancelParseJob: a waiting job is dropped, a running one stops within a decoder step; both say so in their events. */
-import type { JobRecord } from '../jobs/job.js';
+import type { JobRecord } from '../jobs/job-record.js';
 import type { TenantContext } from './context.js';
 import { NotFoundError } from './errors.js';
 

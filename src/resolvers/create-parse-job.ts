@@ -4,7 +4,7 @@
  * Whether the bytes are a readable document is the worker's to find out: that failure is the job's, typed.
  */
 import type { DecodingOptionsInput } from '../engine/options.js';
-import type { JobRecord, OutputFormat } from '../jobs/job.js';
+import type { JobRecord, OutputFormat } from '../jobs/job-record.js';
 import type { RequestContext, TenantContext } from './context.js';
 import { apiError } from './errors.js';
 

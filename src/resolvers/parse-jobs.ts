@@ -1,5 +1,5 @@
 /** Reading jobs: one by id (batched per request by the ParseJob loader), and the tenant's jobs a page at a time. */
-import type { JobRecord } from '../jobs/job.js';
+import type { JobRecord } from '../jobs/job-record.js';
 import type { RequestContext, TenantContext } from './context.js';
 import { apiError } from './errors.js';
 

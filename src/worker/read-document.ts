@@ -13,7 +13,7 @@ import { cropLineImage } from '../document/line-image.js';
 import { PAGE_BREAK } from '../document/markdown.js';
 import type { Turn } from '../document/orientation.js';
 import { DEFAULT_SOURCE_LIMITS, type DocumentSource, openSource, type SourceLimits } from '../document/source.js';
-import { DocumentContext } from '../engine/document-context.js';
+import { DraftingContext } from '../engine/drafting-context.js';
 import type { Engine, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
@@ -95,7 +95,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
   // Once per document (options a job resolved already come back as they are); bad ones fail before rendering.
   const decoding = engine.resolve(input);
   opts.onOpen?.(source.pages);
-  const context = new DocumentContext(engine.bundle.tokenizer, decoding.reference);
+  const context = new DraftingContext(engine.bundle.tokenizer, decoding.reference);
   const metrics = new SpecMetrics();
   let lineCount = 0;
   const stages = { render: 0, flatten: 0, layout: 0, orient: 0, crop: 0, assemble: 0 };

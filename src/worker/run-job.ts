@@ -9,7 +9,7 @@ import type { SourceLimits } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import type { BlobStore } from '../jobs/blob-store.js';
-import { type JobError, OUTPUT_FORMATS } from '../jobs/job.js';
+import { type JobError, OUTPUT_FORMATS } from '../jobs/job-record.js';
 import type { EventLog } from '../jobs/events.js';
 import { type JobRun, WorkerStopping } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';

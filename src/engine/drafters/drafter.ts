@@ -1,5 +1,5 @@
 /** What every drafter is, and the view of a sequence it drafts for. */
-import type { DocumentContext } from '../document-context.js';
+import type { DraftingContext } from '../drafting-context.js';
 import type { Draft, ForwardView, Verdict } from '../draft.js';
 
 export interface SequenceView {
@@ -8,7 +8,7 @@ export interface SequenceView {
   readonly tokens: readonly number[];
   /** The CTC head's greedy reading of this line, computed in the vision pass. */
   readonly ctc: readonly number[];
-  readonly context: DocumentContext;
+  readonly context: DraftingContext;
   /** Most tokens this step's draft may hold (tree: depth). 0 means no draft. */
   readonly budget: number;
   /** The verifier takes trees, so alternatives may be offered. */

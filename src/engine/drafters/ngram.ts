@@ -3,7 +3,7 @@
  * has already produced (earlier lines, and the line itself), and what followed it there is the draft.
  * Repeated headers, table columns and recurring words come back for one forward.
  */
-import { LOOKUP_MIN_N } from '../document-context.js';
+import { LOOKUP_MIN_N } from '../drafting-context.js';
 import type { Draft } from '../draft.js';
 import type { Drafter, SequenceView } from './drafter.js';
 import { continuation, findSuffix } from './lookup.js';

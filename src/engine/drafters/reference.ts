@@ -3,7 +3,7 @@
  * pass). A line's start is found in it from the line's CTC reading; after that the line's own suffix is looked
  * up near where the previous match ended. A wrong or unrelated reference only costs drafts that get rejected.
  */
-import { LOOKUP_MIN_N } from '../document-context.js';
+import { LOOKUP_MIN_N } from '../drafting-context.js';
 import type { Draft } from '../draft.js';
 import type { Drafter, SequenceView } from './drafter.js';
 import { continuation } from './lookup.js';

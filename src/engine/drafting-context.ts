@@ -8,7 +8,7 @@ import type { Tokenizer } from './tokenizer.js';
 
 export const LOOKUP_MIN_N = 2;
 
-export class DocumentContext {
+export class DraftingContext {
   /** Finished lines, each followed by EOS, in the order they finished. */
   readonly history = new TokenIndex(LOOKUP_MIN_N);
   /** The reference text as ids, each line followed by EOS (a line ends there). */
