@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import type { Device, Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
+import type { DecodingOptions } from '../engine/options.js';
 import { type DocumentReading, readDocument } from '../worker/read-document.js';
 import { decodingFlags, decodingFromFlags } from './decoding-flags.js';
 import { plainError } from './plain-error.js';
@@ -35,12 +36,13 @@ export async function parseCommand(argv: string[]): Promise<number> {
   if (!['markdown', 'json', 'text'].includes(format)) throw new Error(`--format must be markdown, json or text, got "${values.format}"`);
   const device = values.device as Device;
   if (device !== 'cpu' && device !== 'cuda') throw new Error(`--device must be cpu or cuda, got "${values.device}"`);
-  const decoding = await decodingFromFlags(values);
+  const flags = await decodingFromFlags(values);
   const threads = Number(values.threads ?? process.env.SPECULA_THREADS ?? 0);
   if (!Number.isInteger(threads) || threads < 0) throw new Error(`--threads must be a whole number (0: one per core), got "${values.threads}"`);
   const engine = await Engine.open(values.model, { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}) });
+  let decoding: DecodingOptions;
   try {
-    engine.resolve(decoding); // refuse bad options before reading anything
+    decoding = engine.resolve(flags); // once, for every document: bad options are refused before reading anything
   } catch (e) {
     await engine.close();
     throw e;

@@ -74,6 +74,7 @@ export interface DecodingOptions {
 }
 
 const list = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
+const headName = (h: string): string => (h === 'ctc' ? 'CTC' : h);
 
 /** A knob's check, as zod sees it. */
 export function knobNumber(k: Knob): z.ZodNumber {
@@ -141,13 +142,13 @@ export function resolveDecoding(input: DecodingOptionsInput | DecodingOptions | 
   if (d.needs && !config.heads[d.needs]) {
     const have = Object.entries(config.heads).filter(([, on]) => on).map(([k]) => k);
     const usable = drafterSpecs().filter((s) => !s.needs || config.heads[s.needs]).map((s) => s.name);
-    throw new EngineError('INVALID_OPTIONS', `drafter "${drafter}" needs the model's ${d.needs === 'ctc' ? 'CTC' : d.needs} head, which bundle "${config.name}" does not have (it has: ${have.join(', ')}); with this bundle the drafters are ${list(usable)}`);
+    throw new EngineError('INVALID_OPTIONS', `drafter "${drafter}" needs the model's ${headName(d.needs)} head, which bundle "${config.name}" does not have (it has: ${have.join(', ')}); with this bundle the drafters are ${list(usable)}`);
   }
   if (d.needsReference && !data.reference?.trim()) {
     throw new EngineError('INVALID_OPTIONS', `drafter "${drafter}" drafts from text you supply: set decoding.reference (for example a PDF's text layer)`);
   }
   if (v.needs && !config.heads[v.needs]) {
-    throw new EngineError('INVALID_OPTIONS', `verifier "${verifier}" scores with the model's ${v.needs === 'ctc' ? 'CTC' : v.needs} head, which bundle "${config.name}" does not have`);
+    throw new EngineError('INVALID_OPTIONS', `verifier "${verifier}" scores with the model's ${headName(v.needs)} head, which bundle "${config.name}" does not have`);
   }
   if (v.needsDraft && drafter === 'none') {
     throw new EngineError('INVALID_OPTIONS', `verifier "${verifier}" has nothing to relax without a drafter; choose a drafter other than "none", or verifier "greedy"`);
