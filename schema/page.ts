@@ -2,6 +2,7 @@
 import type { BlockOut, LineOut, PageOut } from '../src/document/assemble.js';
 import { BLOCK_TYPES } from '../src/document/layout/analyze.js';
 import type { Box as BoxShape } from '../src/document/layout/ink.js';
+import type { WordOut } from '../src/document/word-boxes.js';
 import { builder } from './builder.js';
 
 export const Box = builder.objectRef<BoxShape>('Box').implement({
@@ -14,11 +15,22 @@ export const Box = builder.objectRef<BoxShape>('Box').implement({
   }),
 });
 
+export const Word = builder.objectRef<WordOut>('Word').implement({
+  description: 'A word of a line: where the CTC alignment of the line\'s final text puts it, drawn tight round its ink.',
+  fields: (t) => ({
+    text: t.exposeString('text', { description: 'The word as read.' }),
+    box: t.field({ type: Box, description: 'Where the word lies on the page: its own ink\'s width, its line\'s ink height.', resolve: (w) => w.box }),
+    confidence: t.exposeFloat('confidence', { description: 'Mean probability of the word\'s characters, 0 to 1.' }),
+  }),
+});
+
 export const Line = builder.objectRef<LineOut>('Line').implement({
   fields: (t) => ({
     text: t.exposeString('text', { description: 'The line\'s text as read.' }),
     box: t.field({ type: Box, description: 'Where the line lies on the page.', resolve: (l) => l.box }),
     confidence: t.float({ nullable: true, description: 'Mean probability of the line\'s tokens.', resolve: (l) => l.confidence ?? null }),
+    // Stored with the job's result, not fetched: a line's words count once, not ten times over.
+    words: t.field({ type: [Word], nullable: true, complexity: { field: 1, multiplier: 1 }, description: 'The line\'s words, left to right; null unless the job asked for words (or a word-level format).', resolve: (l) => l.words ?? null }),
   }),
 });
 
@@ -43,9 +55,10 @@ export const Block = builder.objectRef<BlockOut>('Block').implement({
 export const Page = builder.objectRef<PageOut>('Page').implement({
   fields: (t) => ({
     index: t.exposeInt('index', { description: '0-based page number in the document.' }),
-    width: t.exposeInt('width', { description: 'Page width in pixels, upright.' }),
-    height: t.exposeInt('height', { description: 'Page height in pixels, upright.' }),
-    rotation: t.int({ description: 'Clockwise degrees (0, 90, 180, 270) the page was turned to read it upright; boxes, width and height are the turned page\'s.', resolve: (p) => p.rotation ?? 0 }), // absent in results stored before it was reported
+    width: t.exposeInt('width', { description: 'Page width in pixels, as the page came in (not turned).' }),
+    height: t.exposeInt('height', { description: 'Page height in pixels, as the page came in (not turned).' }),
+    rotation: t.int({ description: 'Clockwise degrees (0, 90, 180, 270) the page was turned to read it upright; boxes, width and height are the page\'s as it came in.', resolve: (p) => p.rotation ?? 0 }), // absent in results stored before it was reported
+    skew: t.float({ description: 'Degrees of skew straightened out to read the page (0 when none).', resolve: (p) => p.skew ?? 0 }),
     markdown: t.exposeString('markdown', { description: 'The page as markdown (without headers and footers when dropHeadersFooters was set).' }),
     blocks: t.field({ type: [Block], description: 'The page\'s blocks in reading order (headers and footers included).', resolve: (p) => p.blocks }),
   }),

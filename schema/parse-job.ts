@@ -1,6 +1,7 @@
 /** A parse job, and the root fields that create, read, list and cancel jobs. */
 import type { DecodingOptions } from '../src/engine/options.js';
-import { type JobRecord, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job-record.js';
+import { type JobRecord, type JobResult, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job-record.js';
+import { searchablePdfPath } from '../src/resolvers/downloads.js';
 import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';
 import { createParseJob } from '../src/resolvers/create-parse-job.js';
 import { NotFoundError } from '../src/resolvers/errors.js';
@@ -16,7 +17,25 @@ export const JobStatus = builder.enumType('JobStatus', {
 });
 
 export const OutputFormatEnum = builder.enumType('OutputFormat', {
-  values: { MARKDOWN: { value: 'markdown' }, TEXT: { value: 'text' }, JSON: { value: 'json' } } as const,
+  description: 'A whole-document rendering a job keeps. The word-level ones (HOCR, ALTO, TSV, SEARCHABLE_PDF) come with word boxes, which cost an alignment per line: a job has them only when it asks.',
+  values: {
+    MARKDOWN: { value: 'markdown', description: 'Markdown: headings, lists, tables, pages separated by a rule.' },
+    TEXT: { value: 'text', description: 'Plain text: every line, blocks separated by blank lines.' },
+    JSON: { value: 'json', description: 'The block tree as JSON (ParseJob.document).' },
+    HOCR: { value: 'hocr', description: 'hOCR 1.2 (XHTML): pages, areas, paragraphs, lines and words with boxes and x_wconf.' },
+    ALTO: { value: 'alto', description: 'ALTO 4 XML: Page, PrintSpace, TextBlock, TextLine, String with positions and WC.' },
+    TSV: { value: 'tsv', description: 'Tesseract\'s TSV columns: one row per page, block, paragraph, line and word.' },
+    SEARCHABLE_PDF: { value: 'pdf', description: 'A PDF of the pages with an invisible text layer word by word; downloaded from ParseJob.searchablePdf.url.' },
+  } as const,
+});
+
+const SearchablePdf = builder.objectRef<NonNullable<JobResult['pdf']> & { jobId: string }>('SearchablePdf').implement({
+  description: 'The job\'s searchable PDF, kept as long as the job is.',
+  fields: (t) => ({
+    url: t.string({ nullable: true, description: 'Where to GET it, with the same Authorization as this request; null when it could not be kept (see error).', resolve: (p) => ('bytes' in p ? searchablePdfPath(p.jobId) : null) }),
+    bytes: t.int({ nullable: true, description: 'Its size in bytes.', resolve: (p) => ('bytes' in p ? p.bytes : null) }),
+    error: t.string({ nullable: true, description: 'Why it could not be kept (the text formats stand); null when it was.', resolve: (p) => ('error' in p ? p.error : null) }),
+  }),
 });
 
 const JobProgress = builder.objectRef<JobRecord['progress']>('JobProgress').implement({
@@ -62,7 +81,7 @@ ParseJob.implement({
     fileName: t.string({ description: 'The name sent with the job, else one taken from the upload or the URL ("document" for base64).', resolve: (j) => j.input.fileName }),
     size: t.int({ description: 'Bytes of the input document.', resolve: (j) => j.input.size }),
     pageRange: t.string({ nullable: true, description: 'The pages asked for, 0-based, as sent ("0,2-4"); null when all were.', resolve: (j) => j.input.pages ?? null }),
-    formats: t.field({ type: [OutputFormatEnum], description: 'Whole-document renderings kept (all when none were asked for).', resolve: (j) => j.input.formats ?? [...OUTPUT_FORMATS] }),
+    formats: t.field({ type: [OutputFormatEnum], description: 'Whole-document renderings kept (MARKDOWN, TEXT and JSON when none were asked for).', resolve: (j) => j.input.formats ?? [...OUTPUT_FORMATS] }),
     decoding: t.field({
       type: JobDecoding,
       nullable: true,
@@ -77,6 +96,10 @@ ParseJob.implement({
     markdown: t.string({ nullable: true, description: 'Null until the job succeeds, or when MARKDOWN was not asked for.', resolve: (j) => j.result?.markdown ?? null }),
     text: t.string({ nullable: true, description: 'Plain text, blocks separated by blank lines; null until the job succeeds, or when TEXT was not asked for.', resolve: (j) => j.result?.text ?? null }),
     document: t.field({ type: 'JSON', nullable: true, description: 'The block tree as JSON, when JSON was asked for.', resolve: (j) => j.result?.document ?? null }),
+    hocr: t.string({ nullable: true, description: 'hOCR 1.2, when HOCR was asked for; null until the job succeeds.', resolve: (j) => j.result?.hocr ?? null }),
+    alto: t.string({ nullable: true, description: 'ALTO 4 XML, when ALTO was asked for; null until the job succeeds.', resolve: (j) => j.result?.alto ?? null }),
+    tsv: t.string({ nullable: true, description: 'Tesseract-style TSV, when TSV was asked for; null until the job succeeds.', resolve: (j) => j.result?.tsv ?? null }),
+    searchablePdf: t.field({ type: SearchablePdf, nullable: true, description: 'The searchable PDF, when SEARCHABLE_PDF was asked for; null until the job succeeds.', resolve: (j) => (j.result?.pdf ? { ...j.result.pdf, jobId: j.id } : null) }),
     metrics: t.field({ type: SpeculationMetrics, nullable: true, description: 'How the job was decoded; null until it succeeds.', resolve: (j) => j.result?.metrics ?? null }),
   }),
 });
@@ -89,7 +112,8 @@ const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
     url: t.string({ required: false, description: 'https only, public addresses only; off unless the server sets SPECULA_URL_INPUT=1.', validate: { maxLength: 2048 } }),
     fileName: t.string({ required: false, description: 'A name for the document; by default the upload\'s or the URL\'s own ("document" for base64).', validate: { maxLength: 255 } }),
     pages: t.string({ required: false, description: 'Pages to read, 0-based: "0,2-4". All pages when absent.', validate: { maxLength: 1000 } }),
-    formats: t.field({ type: [OutputFormatEnum], required: false, description: 'Whole-document renderings to keep; all when absent.' }),
+    formats: t.field({ type: [OutputFormatEnum], required: false, description: 'Whole-document renderings to keep; MARKDOWN, TEXT and JSON when absent.' }),
+    words: t.boolean({ required: false, description: 'Word boxes and confidences on every line (Line.words); the word-level formats imply it.' }),
     dropHeadersFooters: t.boolean({ required: false, description: 'Leave running headers, footers and page numbers out of the markdown.' }),
     decoding: t.field({ type: DecodingInput, required: false, description: 'How to decode; the served bundle\'s defaults fill what is absent.' }),
     idempotencyKey: t.string({

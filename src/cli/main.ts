@@ -1,5 +1,5 @@
 /** `specula <command>`: parse documents, serve the API, check a bundle, evaluate. */
-import { readFileSync } from 'node:fs';
+import { softwareVersion } from '../version.js';
 import { plainError } from './plain-error.js';
 
 const HELP: Record<string, string> = {
@@ -8,6 +8,9 @@ const HELP: Record<string, string> = {
   An image of one line of text is read as that line; pages turned a quarter or half round are read upright.
 
   --format markdown|json|text   what to print (default markdown); --json is --format json
+  --format hocr|alto|tsv|pdf    word boxes: hOCR 1.2, ALTO 4, tesseract's TSV, or a searchable PDF (needs --out)
+  --words                       JSON: each line's words with their boxes and confidences
+  --out PATH                    write there instead of printing (several files: a folder, one output per file)
   --pages 0,2-4                 PDFs and multi-page TIFFs: 0-based pages, ranges inclusive
   --drop-headers                leave page headers, footers and page numbers out of the markdown
   --model DIR                   a model bundle (default models/specula-line-base)
@@ -52,10 +55,6 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   serve: async (args) => (await import('./serve.js')).serveCommand(args),
 };
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 /** A command's help; its decoding flags come from the engine's registry (loaded only for the commands that take them). */
 async function helpFor(name: string): Promise<string> {
@@ -69,7 +68,7 @@ async function helpFor(name: string): Promise<string> {
 async function main(): Promise<void> {
   const [name, ...rest] = process.argv.slice(2);
   if (name === '--version' || name === '-v' || name === 'version') {
-    console.log(version());
+    console.log(softwareVersion());
     return;
   }
   if (!name || name === '--help' || name === '-h' || name === 'help') {

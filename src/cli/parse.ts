@@ -1,10 +1,14 @@
 /** `specula parse FILE...`: print each page's text (a progress bar on a terminal for several files). */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import type { Device, Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptions } from '../engine/options.js';
+import { isWordFormat, renderWordFormat, WORD_FORMAT_TYPES, WORD_FORMATS } from '../document/formats/index.js';
+import { DEFAULT_SOURCE_LIMITS } from '../document/source.js';
+import { SOFTWARE_NAME, softwareVersion } from '../version.js';
 import { type DocumentReading, readDocument } from '../worker/read-document.js';
 import { decodingFlags, decodingFromFlags } from './decoding-flags.js';
 import { plainError } from './plain-error.js';
@@ -27,13 +31,22 @@ export async function parseCommand(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       format: { type: 'string', default: 'markdown' },
       'drop-headers': { type: 'boolean', default: false },
+      words: { type: 'boolean', default: false },
+      out: { type: 'string' },
       pages: { type: 'string' },
       ...decodingFlags(), // absent: the engine's defaults
     },
   });
   if (!positionals.length) throw new Error('give at least one FILE to parse');
   const format = values.json ? 'json' : values.format;
-  if (!['markdown', 'json', 'text'].includes(format)) throw new Error(`--format must be markdown, json or text, got "${values.format}"`);
+  const formats = ['markdown', 'json', 'text', ...WORD_FORMATS];
+  if (!formats.includes(format)) throw new Error(`--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, got "${values.format}"`);
+  if (format === 'pdf' && !values.out) throw new Error('--format pdf writes a binary file: give --out FILE.pdf (a folder for several files)');
+  // Word boxes cost an alignment per line: only when something shows them.
+  const words = values.words || isWordFormat(format);
+  const out = values.out;
+  if (out && positionals.length > 1) await mkdir(out, { recursive: true });
+  const extension = isWordFormat(format) ? WORD_FORMAT_TYPES[format].extension : format === 'markdown' ? 'md' : format === 'json' ? 'json' : 'txt';
   const device = values.device as Device;
   if (device !== 'cpu' && device !== 'cuda') throw new Error(`--device must be cpu or cuda, got "${values.device}"`);
   const flags = await decodingFromFlags(values);
@@ -54,10 +67,10 @@ export async function parseCommand(argv: string[]): Promise<number> {
   let failed = 0;
   // Several documents are read at once (their pages' layout, vision passes and decoder steps overlap on the
   // cores, and their lines share decoder batches); each is printed, in the order given, once it is read.
-  const reads: Promise<DocumentReading>[] = [];
+  const reads: Promise<{ bytes: Uint8Array; page: DocumentReading }>[] = [];
   const start = (i: number): void => {
     const file = positionals[i];
-    const p = readFile(file).then((bytes) => readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'] }));
+    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'], words }) }));
     p.catch(() => undefined); // handled in order below
     reads[i] = p;
   };
@@ -67,8 +80,11 @@ export async function parseCommand(argv: string[]): Promise<number> {
       const file = positionals[i];
       bar?.update({ file });
       try {
-        const page = await reads[i];
-        if (format === 'json') {
+        const { bytes, page } = await reads[i];
+        let output: string | Uint8Array;
+        if (isWordFormat(format)) {
+          output = await renderWordFormat(format, { bytes, fileName: basename(file), format: page.format, pages: page.pages, pdfDpi: DEFAULT_SOURCE_LIMITS.pdfDpi, software: { name: SOFTWARE_NAME, version: softwareVersion() } });
+        } else if (format === 'json') {
           const m = page.metrics;
           const metrics = {
             forwards: m.forwards,
@@ -86,10 +102,15 @@ export async function parseCommand(argv: string[]): Promise<number> {
             visualTokenRatio: m.visualTokenRatio,
           };
           const stages = Object.fromEntries(Object.entries(page.stages).map(([k, v]) => [k, Math.round(v)]));
-          console.log(JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, metrics, stagesMs: stages, pages: page.pages }));
+          output = JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, metrics, stagesMs: stages, pages: page.pages }) + '\n';
         } else {
-          if (positionals.length > 1) console.log(`==> ${file} <==`);
-          console.log(format === 'text' ? page.text : page.markdown);
+          output = (format === 'text' ? page.text : page.markdown) + '\n';
+        }
+        if (out) {
+          await writeFile(positionals.length > 1 ? join(out, `${basename(file)}.${extension}`) : out, output);
+        } else {
+          if (positionals.length > 1 && format !== 'json') process.stdout.write(`==> ${file} <==\n`);
+          process.stdout.write(output);
         }
       } catch (e) {
         const err = e as Error & { code?: string };

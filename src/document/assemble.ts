@@ -6,6 +6,7 @@
  */
 import type { Box } from './layout/ink.js';
 import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
+import type { WordOut } from './word-boxes.js';
 import { headingMarkdown, listItemMarkdown, paragraphMarkdown, tableMarkdown } from './markdown.js';
 
 export { tableMarkdown } from './markdown.js';
@@ -14,6 +15,8 @@ export interface LineOut {
   box: Box;
   text: string;
   confidence?: number;
+  /** Asked for (word boxes): the line's words, left to right, with their boxes and confidences. */
+  words?: WordOut[];
 }
 
 export interface BlockOut {
@@ -36,8 +39,10 @@ export interface PageOut {
   height: number;
   blocks: BlockOut[];
   markdown: string;
-  /** Clockwise degrees the page was turned to read it upright (0, 90, 180, 270); boxes are in the turned page. */
+  /** Clockwise degrees the page was turned to read it upright (0, 90, 180, 270). */
   rotation: number;
+  /** Degrees of skew straightened out after that (0 when none). Boxes, width and height are the page's as it came in. */
+  skew?: number;
 }
 
 export interface AssembleOptions {

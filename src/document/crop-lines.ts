@@ -12,6 +12,8 @@ export interface LineCrop {
   width: number;
   height: number;
   data: Uint8Array;
+  /** The page rectangle the crop shows, scaled (paper margins added round a line image lie outside the page). */
+  place?: Box;
 }
 
 /** A grey image `w` x `h` (a sharp pipeline) scaled to the model's line height, its width in proportion. */
@@ -29,7 +31,7 @@ export async function scaleToLine(img: sharp.Sharp, w: number, h: number, spec: 
 export function cropLine(page: GrayPage, box: Box, spec: LineCropSpec): Promise<LineCrop> {
   const img = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
     .extract({ left: box.x, top: box.y, width: box.width, height: box.height });
-  return scaleToLine(img, box.width, box.height, spec);
+  return scaleToLine(img, box.width, box.height, spec).then((crop) => ({ ...crop, place: box }));
 }
 
 export function cropLines(page: GrayPage, boxes: readonly Box[], spec: LineCropSpec): Promise<LineCrop[]> {

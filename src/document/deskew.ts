@@ -64,6 +64,11 @@ export function estimateSkew(page: GrayPage): number {
 export async function deskew(page: GrayPage): Promise<{ page: GrayPage; degrees: number }> {
   const degrees = estimateSkew(page);
   if (Math.abs(degrees) < 0.2) return { page, degrees: 0 };
+  return { page: await straighten(page, degrees), degrees };
+}
+
+/** The page turned back by `degrees` about its centre, the same size (page-geometry.ts undoes exactly this). */
+export async function straighten(page: GrayPage, degrees: number): Promise<GrayPage> {
   const { data, info } = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
     .rotate(-degrees, { background: '#ffffff' })
     .toColourspace('b-w')
@@ -77,5 +82,5 @@ export async function deskew(page: GrayPage): Promise<{ page: GrayPage; degrees:
     const src = (y + top) * info.width * info.channels;
     for (let x = 0; x < page.width; x++) out[y * page.width + x] = data[src + (x + left) * info.channels];
   }
-  return { page: { width: page.width, height: page.height, data: out }, degrees };
+  return { width: page.width, height: page.height, data: out };
 }

@@ -195,5 +195,6 @@ export async function cropLineImage(img: GrayPage, spec: LineCropSpec): Promise<
   const paper = { r: tone.paper, g: tone.paper, b: tone.paper };
   // sharp resizes before it extends within one pipeline: pad first, then scale the padded image.
   const padded = await src.extend({ ...pad, background: paper }).toColourspace('b-w').raw().toBuffer();
-  return scaleToLine(sharp(padded, { raw: { width: w, height: h, channels: 1 } }), w, h, spec);
+  const crop = await scaleToLine(sharp(padded, { raw: { width: w, height: h, channels: 1 } }), w, h, spec);
+  return { ...crop, place: { x: -pad.left, y: -pad.top, width: w, height: h } };
 }

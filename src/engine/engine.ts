@@ -3,6 +3,7 @@
  * chooses. Lines of concurrent requests share the scheduler's batches; text comes back in the caller's order.
  */
 import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle.js';
+import type { Glyph } from './ctc-align.js';
 import { ctcConfidence } from './ctc-confidence.js';
 import { DraftingContext } from './drafting-context.js';
 import { EngineError } from './errors.js';
@@ -20,12 +21,19 @@ export interface LineReading {
   confidence: number;
   /** The CTC head's own reading: a draft, never the answer. */
   ctcText: string;
+  /** Asked for (ReadOptions.align): each character of `text` with its crop columns and probability. */
+  glyphs?: Glyph[];
 }
 
 /** A multi-line region read as one sequence: its text (lines joined by '\n') and its lines. */
 export interface RegionReading extends LineReading {
   lines: string[];
+  /** Asked for (ReadOptions.align): each line's glyphs, in its own crop's columns. */
+  lineGlyphs?: Glyph[][];
 }
+
+/** What read() gives back per item: a line's reading, and for a region each crop's glyphs. */
+type ItemReading = LineReading & { perCrop?: Glyph[][] };
 
 export interface ReadMetrics extends SpecMetricsSnapshot {
   lines: number;
@@ -39,6 +47,8 @@ export interface ReadOptions {
   /** Share one metrics record across several calls (the pages of one document). */
   metrics?: SpecMetrics;
   onLine?: (index: number, reading: LineReading) => void;
+  /** Force-align each line's final text to its CTC frames (glyphs: where each character is, for word boxes). */
+  align?: boolean;
   /** Committed tokens of line `index` as they are decided; fromDraft marks tokens of an accepted draft. */
   onTokens?: (index: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
@@ -106,7 +116,10 @@ export class Engine {
    */
   async readRegions(regions: readonly (readonly GrayCrop[])[], opts: ReadOptions = {}): Promise<{ regions: RegionReading[]; metrics: ReadMetrics }> {
     const { lines, metrics } = await this.read(regions, { ...opts, decoding: this.regionDecoding(opts.decoding) }, true);
-    return { regions: lines.map((l) => ({ ...l, lines: l.text.split('\n') })), metrics };
+    return {
+      regions: lines.map(({ perCrop, glyphs: _, ...l }) => ({ ...l, lines: l.text.split('\n'), ...(perCrop ? { lineGlyphs: perCrop } : {}) })),
+      metrics,
+    };
   }
 
   /** Whether this bundle reads multi-line regions (readRegions, and readBlocks by regions). */
@@ -166,7 +179,8 @@ export class Engine {
         return;
       }
       texts.forEach((text, j) => {
-        lines[runs[k].first + j] = { text, ids: this.bundle.tokenizer.encode(text), confidence: r.confidence, ctcText: r.ctcText.split('\n')[j] ?? '' };
+        const glyphs = r.perCrop?.[j];
+        lines[runs[k].first + j] = { text, ids: this.bundle.tokenizer.encode(text), confidence: r.confidence, ctcText: r.ctcText.split('\n')[j] ?? '', ...(glyphs ? { glyphs } : {}) };
       });
     });
     if (redo.length) {
@@ -180,7 +194,7 @@ export class Engine {
   }
 
   /** `regions`: the items are read with region decoding (a region bundle's lines, as well as its regions). */
-  private async read(items: readonly (readonly GrayCrop[])[], opts: ReadOptions, regions = false): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
+  private async read(items: readonly (readonly GrayCrop[])[], opts: ReadOptions, regions = false): Promise<{ lines: ItemReading[]; metrics: ReadMetrics }> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     const decoding = this.resolve(opts.decoding, { regions });
     const { tokenizer } = this.bundle;
@@ -191,7 +205,7 @@ export class Engine {
     // Narrow lines first: lines admitted together pad to the widest of them.
     const widest = items.map((crops) => Math.max(...crops.map((c) => c.width)));
     const order = items.map((_, i) => i).sort((a, b) => widest[a] - widest[b]);
-    const lines: LineReading[] = new Array(items.length);
+    const lines: ItemReading[] = new Array(items.length);
     await Promise.all(order.map(async (i) => {
       const out = await this.scheduler.read({
         crops: items[i],
@@ -201,11 +215,13 @@ export class Engine {
         context,
         metrics,
         visualKeep: decoding.visualTokens.keep,
+        align: opts.align,
         signal: opts.signal,
         onTokens: opts.onTokens ? (ids, fromDraft, drafted) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft, drafted) : undefined,
       });
       metrics.vision(out.visionGroup, out.visionMs);
-      const reading = { text: tokenizer.decode(out.ids), ids: out.ids, confidence: out.confidence, ctcText: tokenizer.decode(out.ctc) };
+      const glyphs = out.glyphs ? { glyphs: out.glyphs.flat(), ...(items[i].length > 1 ? { perCrop: out.glyphs } : {}) } : {};
+      const reading = { text: tokenizer.decode(out.ids), ids: out.ids, confidence: out.confidence, ctcText: tokenizer.decode(out.ctc), ...glyphs };
       lines[i] = reading;
       opts.onLine?.(i, reading);
     }));

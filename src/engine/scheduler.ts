@@ -9,6 +9,7 @@ import type { Bundle } from './bundle.js';
 import { measureCosts } from './calibrate.js';
 import { type CostTable, DraftLengthPolicy, type DraftLengthSetting } from './draft-length.js';
 import type { Drafter } from './drafters/drafter.js';
+import { lineGlyphs } from './ctc-align.js';
 import { EngineError } from './errors.js';
 import { FloatPool } from './float-pool.js';
 import { KvCache } from './kv-cache.js';
@@ -327,7 +328,13 @@ export class Scheduler {
       return;
     }
     s.context.addLine(s.tokens, this.bundle.config.specialIds.eos);
-    s.p.resolve({ ids: s.tokens, ctc: s.ctc, confidence: s.tokens.length ? s.probSum / s.tokens.length : 0, visionGroup: s.visionGroup, visionMs: s.visionMs });
+    const { task } = s.p;
+    // The batch's visual state still holds this row (finished rows leave it only at the next compaction).
+    const row = this.seqs.indexOf(s);
+    const glyphs = task.align && this.vis && row >= 0
+      ? lineGlyphs(this.vis, row, task.crops.map((c) => c.width), s.tokens, s.probs, this.bundle.tokenizer, this.bundle.config.image.visualStride)
+      : undefined;
+    s.p.resolve({ ids: s.tokens, ctc: s.ctc, confidence: s.tokens.length ? s.probSum / s.tokens.length : 0, ...(glyphs ? { glyphs } : {}), visionGroup: s.visionGroup, visionMs: s.visionMs });
   }
 
   /** One decoder step, stage by stage (step/record.ts says what each stage hands on). */

@@ -1,4 +1,5 @@
 /** A line being read: what the request asked for it (LineTask) and where its decoding stands (Sequence). */
+import type { Glyph } from './ctc-align.js';
 import type { DraftingContext } from './drafting-context.js';
 import type { DraftLengthPolicy, DraftLengthSetting } from './draft-length.js';
 import type { Drafter, SequenceView } from './drafters/drafter.js';
@@ -17,6 +18,8 @@ export interface LineTask {
   metrics: SpecMetrics;
   /** Share of the line's visual tokens each step attends to (1 = all; less = focal pruning). */
   visualKeep?: number;
+  /** Align the final text to the CTC frames (LineOutput.glyphs): where each character sits in the crop. */
+  align?: boolean;
   /** Newly committed tokens of this line, and which of them came from an accepted draft. */
   onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
@@ -27,6 +30,8 @@ export interface LineOutput {
   ctc: number[];
   /** Mean probability the model gave each committed token (a line's confidence). */
   confidence: number;
+  /** Asked for (LineTask.align): each crop's characters, where the CTC frames place them, with their probabilities. */
+  glyphs?: Glyph[][];
   /** The vision pass this line was admitted with (several lines share one), and what it took. */
   visionGroup: number;
   visionMs: number;
@@ -44,6 +49,8 @@ export class Sequence implements SequenceView {
   /** Text position of `last` (BOS at 0; in a region bundle a line break opens the next line's positions). */
   pos = 0;
   probSum = 0;
+  /** The probability the model gave each committed token, in order. */
+  readonly probs: number[] = [];
   budget = 0;
   done = false;
   /** Focal pruning: the visual columns the next step attends to (null: all of them), and when it last saw all. */

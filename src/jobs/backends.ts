@@ -6,6 +6,7 @@
 import { MemoryBlobStore } from './blob-store.js';
 import { type Fleet, MemoryFleet } from './fleet.js';
 import { FsBlobStore } from './fs-blob-store.js';
+import { searchablePdfKey } from './job-record.js';
 import type { JobBackends } from './jobs.js';
 import { MemoryEventLog } from './memory-event-log.js';
 import { MemoryJobQueue } from './memory-queue.js';
@@ -52,11 +53,14 @@ export async function createBackends(s: BackendSettings): Promise<Backends> {
     const store = new MemoryJobStore();
     const events = new MemoryEventLog();
     // Finished jobs, their results and events are kept for the retention period, as Redis keeps them.
+    const blobs = s.blobDir === null ? new MemoryBlobStore() : new FsBlobStore(s.blobDir);
     const sweep = setInterval(() => {
-      for (const id of store.sweep(new Date(Date.now() - s.retentionSeconds * 1000).toISOString())) events.drop(id);
+      for (const id of store.sweep(new Date(Date.now() - s.retentionSeconds * 1000).toISOString())) {
+        events.drop(id);
+        void blobs.delete(searchablePdfKey(id)).catch(() => undefined); // an output kept with its job goes with it
+      }
     }, Math.min(60_000, s.retentionSeconds * 1000));
     sweep.unref();
-    const blobs = s.blobDir === null ? new MemoryBlobStore() : new FsBlobStore(s.blobDir);
     return {
       mode: 'embedded',
       store,

@@ -1,5 +1,6 @@
 /** A parse job as the API and the workers see it: what was asked, where it stands, what came out. */
 import type { PageOut } from '../document/assemble.js';
+import type { WordFormat } from '../document/formats/index.js';
 import { DOCUMENT_ERROR_CODES } from '../document/errors.js';
 import { ENGINE_ERROR_CODES } from '../engine/errors.js';
 import type { DecodingOptions, DecodingOptionsInput } from '../engine/options.js';
@@ -8,9 +9,16 @@ export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancell
 
 export const FINISHED: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
 
-/** What a job's result keeps: the page tree is always kept; these say which whole-document renderings. */
-export type OutputFormat = 'markdown' | 'text' | 'json';
+/**
+ * What a job's result keeps: the page tree is always kept; these say which whole-document renderings. The
+ * word-level ones (hOCR, ALTO, TSV, a searchable PDF) cost word boxes, so only a job that asks gets them.
+ */
+export type OutputFormat = 'markdown' | 'text' | 'json' | WordFormat;
+/** The renderings a job keeps when it names none. */
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['markdown', 'text', 'json'];
+
+/** Where a job's searchable PDF is kept (the blob store, beside its input, for as long as the job). */
+export const searchablePdfKey = (jobId: string): string => `${jobId}-searchable-pdf`;
 
 export interface JobInput {
   fileName: string;
@@ -22,6 +30,8 @@ export interface JobInput {
   /** Resolved when the job was submitted (a job stored by an earlier version may hold them as sent). */
   decoding?: DecodingOptions | DecodingOptionsInput;
   dropHeadersFooters?: boolean;
+  /** Word boxes on every line of the page tree (they come with the word-level formats anyway). */
+  words?: boolean;
 }
 
 export interface JobProgress {
@@ -48,6 +58,11 @@ export interface JobResult {
   markdown?: string;
   text?: string;
   document?: unknown;
+  hocr?: string;
+  alto?: string;
+  tsv?: string;
+  /** The searchable PDF, kept in the blob store (searchablePdfKey): its size, or why it could not be kept. */
+  pdf?: { bytes: number } | { error: string };
   /** Speculation metrics of the whole job. */
   metrics: Record<string, unknown>;
 }

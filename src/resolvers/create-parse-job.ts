@@ -19,6 +19,7 @@ export interface CreateParseJobArgs {
   pages?: string | null;
   formats?: OutputFormat[] | null;
   dropHeadersFooters?: boolean | null;
+  words?: boolean | null;
   decoding?: DecodingArgs | null;
   idempotencyKey?: string | null;
 }
@@ -89,5 +90,6 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContex
     ...(args.formats?.length ? { formats: [...new Set(args.formats)] } : {}),
     decoding,
     ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
+    ...(args.words ? { words: true } : {}),
   }, bytes, args.idempotencyKey ?? undefined);
 }

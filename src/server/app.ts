@@ -24,6 +24,8 @@ import type { ApiKeys, AuthResult } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { ServerMetrics } from './metrics.js';
+import { downloadJobId } from '../resolvers/downloads.js';
+import { serveDownload } from './downloads.js';
 import { serveHealth } from './health.js';
 import { servePlayground } from './playground.js';
 import type { Reporter } from './sentry.js';
@@ -273,6 +275,11 @@ export function createApp(deps: AppDeps): App {
       return;
     }
     if (servePlayground(path, res)) return;
+    const download = downloadJobId(path);
+    if (download) {
+      void serveDownload(req, res, download, { jobs: deps.jobs, keys, report: (e) => report(e, { route: 'download' }) });
+      return;
+    }
     if (path === yoga.graphqlEndpoint && deps.renderGraphiQL && req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')) {
       void yoga.handle(req, res);
       return;

@@ -11,6 +11,8 @@ import { cropLines, type LineCrop } from '../document/crop-lines.js';
 import { preparePageOffThread } from '../document/layout/off-thread.js';
 import { cropLineImage } from '../document/line-image.js';
 import { PAGE_BREAK } from '../document/markdown.js';
+import { inSourceFrame, type PageFrame } from '../document/page-geometry.js';
+import { lineWords } from '../document/word-boxes.js';
 import type { Turn } from '../document/orientation.js';
 import { DEFAULT_SOURCE_LIMITS, type DocumentSource, openSource, type SourceLimits } from '../document/source.js';
 import { DraftingContext } from '../engine/drafting-context.js';
@@ -61,6 +63,8 @@ export interface ReadDocumentOptions extends AssembleOptions {
   /** The page count once the document is open, before any page is read. */
   onOpen?: (pages: number[]) => void;
   onPage?: (page: PageOut) => void;
+  /** Word boxes and confidences on every line (lines[].words): the engine aligns each line's text to its frames. */
+  words?: boolean;
   /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags. */
   /** ... and how deep the draft offered at that step was (0: no draft). */
   onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
@@ -146,16 +150,21 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         decoding,
         context,
         metrics,
+        align: opts.words,
         signal: stop.signal,
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
       }).then((r) => {
         const t2 = performance.now();
         let k = 0;
         const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {
+          const crop = crops[k];
           const line = r.lines[k++];
-          return { box: l.box, text: line.text, confidence: line.confidence };
+          const words = line.glyphs ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs) } : {};
+          return { box: l.box, text: line.text, confidence: line.confidence, ...words };
         }));
-        const done = assemblePage(index, layout, texts, opts);
+        // Every box in the page as it came in, whichever way it was turned and straightened to be read.
+        const frame: PageFrame = { width: rendered.width, height: rendered.height, turn: prepared.turn, degrees: prepared.degrees };
+        const done = inSourceFrame(assemblePage(index, layout, texts, opts), frame);
         stages.assemble += performance.now() - t2;
         opts.onPage?.(done);
         return done;

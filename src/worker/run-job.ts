@@ -5,14 +5,17 @@
  * with tries left, or its worker stopping.
  */
 import { DocumentError } from '../document/errors.js';
-import type { SourceLimits } from '../document/source.js';
+import { renderWordFormat, WORD_FORMATS, type WordFormat } from '../document/formats/index.js';
+import { DEFAULT_SOURCE_LIMITS, type SourceLimits } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import type { BlobStore } from '../jobs/blob-store.js';
-import { type JobError, OUTPUT_FORMATS } from '../jobs/job-record.js';
+import { type JobError, type JobResult, OUTPUT_FORMATS, searchablePdfKey } from '../jobs/job-record.js';
+import { BlobTooLargeError } from '../jobs/redis-blob-store.js';
 import type { EventLog } from '../jobs/events.js';
 import { type JobRun, WorkerStopping } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
+import { SOFTWARE_NAME, softwareVersion } from '../version.js';
 import { readDocument } from './read-document.js';
 
 export interface WorkerDeps {
@@ -71,9 +74,12 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
   };
   let pagesDone = 0;
   let pagesTotal = 0;
+  const formats = new Set(job.input.formats ?? OUTPUT_FORMATS);
+  const limits = deps.limits ?? DEFAULT_SOURCE_LIMITS;
   try {
     const doc = await readDocument(engine, bytes, job.input.fileName, {
       pages: job.input.pages,
+      words: Boolean(job.input.words) || WORD_FORMATS.some((f) => formats.has(f)),
       decoding: job.input.decoding,
       dropHeadersFooters: job.input.dropHeadersFooters,
       ...(deps.limits ? { limits: deps.limits } : {}),
@@ -92,7 +98,24 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     });
     await chain;
     const metrics = { ...doc.metrics };
-    const formats = new Set(job.input.formats ?? OUTPUT_FORMATS);
+    const rendered: Partial<Record<Exclude<WordFormat, 'pdf'>, string>> = {};
+    let pdf: JobResult['pdf'];
+    for (const f of WORD_FORMATS) {
+      if (!formats.has(f)) continue;
+      const out = await renderWordFormat(f, { bytes, fileName: job.input.fileName, format: doc.format, pages: doc.pages, pdfDpi: limits.pdfDpi, software: { name: SOFTWARE_NAME, version: softwareVersion() } });
+      if (f !== 'pdf' || typeof out === 'string') {
+        if (f !== 'pdf') rendered[f] = String(out);
+        continue;
+      }
+      try {
+        await blobs.put(searchablePdfKey(jobId), out);
+        pdf = { bytes: out.length };
+      } catch (e) {
+        // The text results stand; only the PDF is missing, and the job says why.
+        pdf = { error: e instanceof BlobTooLargeError ? `the searchable PDF is ${out.length} bytes, over this deployment's limit of ${e.limit}` : 'the searchable PDF could not be stored' };
+        if (!(e instanceof BlobTooLargeError)) deps.report?.(e, jobId);
+      }
+    }
     const done = await store.transition(jobId, ['running'], {
       status: 'succeeded',
       progress: { pagesDone: doc.pages.length, pagesTotal: doc.pages.length },
@@ -103,6 +126,8 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
         ...(formats.has('markdown') ? { markdown: doc.markdown } : {}),
         ...(formats.has('text') ? { text: doc.text } : {}),
         ...(formats.has('json') ? { document: { format: doc.format, pageCount: doc.pageCount, pages: doc.pages } } : {}),
+        ...rendered,
+        ...(pdf ? { pdf } : {}),
         metrics,
       },
     });

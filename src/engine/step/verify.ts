@@ -43,6 +43,7 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
       // Token i was decided at the fed token (i = 0) or right after accepted draft token i - 1.
       const prob = probability(view.at(i === 0 ? 0 : verdict.accepted[i - 1] + 1), committed[i]);
       s.probSum += prob;
+      s.probs.push(prob);
       minProb = Math.min(minProb, prob);
       fresh.push(committed[i]);
       fromDraft.push(i < verdict.accepted.length);

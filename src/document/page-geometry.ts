@@ -1,0 +1,96 @@
+/**
+ * From the page as it was read (turned upright by quarter turns, then straightened by a small skew) back to the
+ * page as it came in: the frame every box of a page's result is given in, so a word box lands on the word in
+ * the user's own image or PDF page whichever way it was scanned.
+ */
+import type { PageOut } from './assemble.js';
+import type { Box } from './layout/ink.js';
+import type { Turn } from './orientation.js';
+
+export interface PageFrame {
+  /** The page as it came in (the image, or the PDF page as rendered). */
+  width: number;
+  height: number;
+  /** Clockwise quarter turns applied to read it upright. */
+  turn: Turn;
+  /** Then the skew undone: the upright page was turned back by this many degrees (deskew.ts), about its centre. */
+  degrees: number;
+}
+
+type Point = [number, number];
+
+/** An affine map in PDF's row-vector convention: x' = a x + c y + e, y' = b x + d y + f. */
+export type Matrix = [number, number, number, number, number, number];
+
+/** `a` then `b`. */
+export function concat(a: Matrix, b: Matrix): Matrix {
+  return [
+    a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+    a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3],
+    a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5],
+  ];
+}
+
+export function invert(m: Matrix): Matrix {
+  const det = m[0] * m[3] - m[1] * m[2];
+  return [m[3] / det, -m[1] / det, -m[2] / det, m[0] / det, (m[2] * m[5] - m[3] * m[4]) / det, (m[1] * m[4] - m[0] * m[5]) / det];
+}
+
+export function apply(m: Matrix, [x, y]: Point): Point {
+  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
+}
+
+/** The read page (upright and straight) -> the page as it came in. */
+export function readToSource(frame: PageFrame): Matrix {
+  const upright = frame.turn === 90 || frame.turn === 270 ? { w: frame.height, h: frame.width } : { w: frame.width, h: frame.height };
+  // deskew.ts turned the upright page by -degrees about its centre (sharp: positive is clockwise): turn it back.
+  const t = (frame.degrees * Math.PI) / 180;
+  const [cos, sin] = [Math.cos(t), Math.sin(t)];
+  const [cx, cy] = [upright.w / 2, upright.h / 2];
+  const straight: Matrix = [cos, sin, -sin, cos, cx - cx * cos + cy * sin, cy - cx * sin - cy * cos];
+  // turnPage turned the incoming page clockwise by `turn`: undo it.
+  const W = frame.width;
+  const H = frame.height;
+  const unturn: Record<Turn, Matrix> = { 0: [1, 0, 0, 1, 0, 0], 90: [0, -1, 1, 0, 0, H], 180: [-1, 0, 0, -1, W, H], 270: [0, 1, -1, 0, W, 0] };
+  return concat(straight, unturn[frame.turn]);
+}
+
+/** A point of the read page -> the same point of the page as it came in. */
+export function toSourcePoint(frame: PageFrame, p: Point): Point {
+  return apply(readToSource(frame), p);
+}
+
+/** The smallest box holding `box`'s corners mapped by `m`. */
+export function mapBox(m: Matrix, box: Box): Box {
+  const pts = [[box.x, box.y], [box.x + box.width, box.y], [box.x, box.y + box.height], [box.x + box.width, box.y + box.height]].map((p) => apply(m, p as Point));
+  const x0 = Math.min(...pts.map((p) => p[0]));
+  const y0 = Math.min(...pts.map((p) => p[1]));
+  return { x: x0, y: y0, width: Math.max(...pts.map((p) => p[0])) - x0, height: Math.max(...pts.map((p) => p[1])) - y0 };
+}
+
+/** A box of the read page -> the smallest box holding it in the page as it came in, clipped to that page. */
+export function toSourceBox(frame: PageFrame, box: Box): Box {
+  if (frame.turn === 0 && !frame.degrees) return box;
+  const m = mapBox(readToSource(frame), box);
+  const x0 = Math.max(0, Math.floor(m.x));
+  const y0 = Math.max(0, Math.floor(m.y));
+  const x1 = Math.min(frame.width, Math.ceil(m.x + m.width));
+  const y1 = Math.min(frame.height, Math.ceil(m.y + m.height));
+  return { x: x0, y: y0, width: Math.max(0, x1 - x0), height: Math.max(0, y1 - y0) };
+}
+
+/** A page read in `frame`'s turned and straightened page, with every box (blocks, lines, words) in the page as it came in. */
+export function inSourceFrame(page: PageOut, frame: PageFrame): PageOut {
+  const map = (b: Box): Box => toSourceBox(frame, b);
+  return {
+    ...page,
+    width: frame.width,
+    height: frame.height,
+    skew: frame.degrees,
+    blocks: page.blocks.map((b) => ({
+      ...b,
+      box: map(b.box),
+      lines: b.lines.map((l) => ({ ...l, box: map(l.box), ...(l.words ? { words: l.words.map((w) => ({ ...w, box: map(w.box) })) } : {}) })),
+    })),
+  };
+}

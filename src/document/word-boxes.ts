@@ -1,0 +1,109 @@
+/**
+ * A line's words on the page: the characters' places in the crop (the engine's CTC alignment of the final text)
+ * split into words at spaces, each word's columns reaching half-way to its neighbours, then drawn tight round
+ * the ink there (a CTC frame marks where a character was decided, not its glyph's edges), and mapped from the
+ * crop to the page. A word's confidence is the mean probability the decoder gave its characters.
+ */
+import type { Glyph } from '../engine/ctc-align.js';
+import type { LineCrop } from './crop-lines.js';
+import type { Box } from './layout/ink.js';
+
+export interface WordOut {
+  text: string;
+  box: Box;
+  /** Mean probability of the word's characters, 0-1. */
+  confidence: number;
+}
+
+/** Where a crop came from: the page rectangle its whole width and height show (margins added beyond the page). */
+export type CropPlace = Box;
+
+interface Span {
+  glyphs: Glyph[];
+  x0: number;
+  x1: number;
+}
+
+function words(glyphs: readonly Glyph[]): Span[] {
+  const out: Span[] = [];
+  let cur: Glyph[] = [];
+  const flush = (): void => {
+    if (cur.length) out.push({ glyphs: cur, x0: Math.min(...cur.map((g) => g.x0)), x1: Math.max(...cur.map((g) => g.x1)) });
+    cur = [];
+  };
+  for (const g of glyphs) {
+    if (/\s/u.test(g.char)) flush();
+    else cur.push(g);
+  }
+  flush();
+  return out;
+}
+
+/** Ink in a crop: pixels darker than half-way between its darkest and lightest (the crop is dark on light). */
+function inkTest(crop: LineCrop): (x: number, y: number) => boolean {
+  let lo = 255;
+  let hi = 0;
+  for (const v of crop.data) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (hi - lo < 32) return () => false;
+  const thr = (lo + hi) / 2;
+  return (x, y) => crop.data[y * crop.width + x] < thr;
+}
+
+/** First and last crop row with ink anywhere in the line. */
+function inkRows(crop: LineCrop, ink: (x: number, y: number) => boolean): [number, number] {
+  let top = -1;
+  let bottom = -1;
+  for (let y = 0; y < crop.height; y++) {
+    for (let x = 0; x < crop.width; x++) {
+      if (!ink(x, y)) continue;
+      if (top < 0) top = y;
+      bottom = y;
+      break;
+    }
+  }
+  return top < 0 ? [0, crop.height - 1] : [top, bottom];
+}
+
+/**
+ * Words are as tall as their line's ink (ascenders to descenders), as a PDF's word boxes are (the font's height)
+ * and as a highlight should be: "a" and "Tly" on one line get one height. Their width is their own ink's.
+ */
+export function lineWords(crop: LineCrop, place: CropPlace, glyphs: readonly Glyph[]): WordOut[] {
+  const spans = words(glyphs);
+  const ink = inkTest(crop);
+  const [lineTop, lineBottom] = inkRows(crop, ink);
+  const sx = place.width / crop.width;
+  const sy = place.height / crop.height;
+  return spans.map((w, i) => {
+    // The columns this word may own: half-way to the words either side.
+    const from = Math.max(0, Math.floor(i ? (spans[i - 1].x1 + w.x0) / 2 : 0));
+    const to = Math.min(crop.width, Math.ceil(i < spans.length - 1 ? (w.x1 + spans[i + 1].x0) / 2 : crop.width));
+    let left = -1;
+    let right = -1;
+    for (let x = from; x < to; x++) {
+      for (let y = lineTop; y <= lineBottom; y++) {
+        if (!ink(x, y)) continue;
+        if (left < 0) left = x;
+        right = x;
+        break;
+      }
+    }
+    // No ink where the alignment put the word (a faint scan): the aligned columns.
+    const cx0 = left < 0 ? w.x0 : left;
+    const cx1 = left < 0 ? w.x1 : right + 1;
+    const cy0 = lineTop;
+    const cy1 = lineBottom + 1;
+    const x0 = Math.round(place.x + cx0 * sx);
+    const y0 = Math.round(place.y + cy0 * sy);
+    const x1 = Math.round(place.x + cx1 * sx);
+    const y1 = Math.round(place.y + cy1 * sy);
+    return {
+      text: w.glyphs.map((g) => g.char).join(''),
+      box: { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) },
+      confidence: w.glyphs.reduce((s, g) => s + g.prob, 0) / w.glyphs.length,
+    };
+  });
+}
