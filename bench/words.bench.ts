@@ -4,7 +4,7 @@
  * OMP_THREAD_LIMIT=1); what word boxes and each output format add to a page's time; and the searchable PDF's
  * round trip through poppler's pdftotext (its text against ours, its word boxes against ours).
  *
- *   npm run bench:words -- [--limit N] [--no-tesseract] [--out bench/results/words.json]
+ *   npm run bench:words -- [--limit N] [--no-tesseract] [--model DIR] [--out bench/results/words.json]
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     limit: { type: 'string' },
     'no-tesseract': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results/words.json' },
+    model: { type: 'string' },
   },
 });
 const dir = join(values['eval-dir'], 'docbank_samples');
@@ -40,7 +41,7 @@ const pages = readFileSync(join(dir, 'manifest.jsonl'), 'utf8').split('\n').filt
 const tessVersion = values['no-tesseract'] ? null : await tesseractVersion();
 if (!values['no-tesseract'] && !tessVersion) throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
 
-const engine = await Engine.open();
+const engine = await Engine.open(values.model);
 const software = { name: SOFTWARE_NAME, version: softwareVersion() };
 const words = (r: DocumentReading): WordOut[] => r.pages.flatMap((p) => p.blocks.flatMap((b) => b.lines.flatMap((l) => l.words ?? [])));
 
@@ -127,7 +128,7 @@ const report = {
   tesseract: tessVersion,
   scoring: 'share of DocBank truth words (tokens.tsv, 0-1000 page coordinates scaled to pixels) matched one to one by a predicted word with the same NFKC text and box IoU >= 0.5 (src/eval/word-boxes.ts)',
   wordBoxes: {
-    specula: { ...specula, decoding: 'the engine defaults' },
+    specula: { ...specula, model: engine.bundle.config.name, decoding: 'the engine defaults' },
     ...(tesseract ? { tesseract: { ...tesseract, system: `tesseract (${tessVersion}) --psm 3 tsv, ${cpus().length} processes, OMP_THREAD_LIMIT=1` } } : {}),
   },
   cost: {

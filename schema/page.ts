@@ -2,7 +2,7 @@
 import type { BlockOut, LineOut, PageOut } from '../src/document/assemble.js';
 import { BLOCK_TYPES } from '../src/document/layout/analyze.js';
 import type { Box as BoxShape } from '../src/document/layout/ink.js';
-import type { WordOut } from '../src/document/word-boxes.js';
+import type { CharOut, WordOut } from '../src/document/word-boxes.js';
 import { builder } from './builder.js';
 
 export const Box = builder.objectRef<BoxShape>('Box').implement({
@@ -15,12 +15,22 @@ export const Box = builder.objectRef<BoxShape>('Box').implement({
   }),
 });
 
+export const Character = builder.objectRef<CharOut>('Character').implement({
+  description: 'A character of a word: the columns the alignment gives it, drawn tight round its ink.',
+  fields: (t) => ({
+    text: t.exposeString('text', { description: 'The character as read.' }),
+    box: t.field({ type: Box, description: 'Where the character lies on the page: its own ink\'s width, its line\'s ink height.', resolve: (c) => c.box }),
+    confidence: t.exposeFloat('confidence', { description: 'The probability the model gave it, 0 to 1.' }),
+  }),
+});
+
 export const Word = builder.objectRef<WordOut>('Word').implement({
   description: 'A word of a line: where the CTC alignment of the line\'s final text puts it, drawn tight round its ink.',
   fields: (t) => ({
     text: t.exposeString('text', { description: 'The word as read.' }),
     box: t.field({ type: Box, description: 'Where the word lies on the page: its own ink\'s width, its line\'s ink height.', resolve: (w) => w.box }),
     confidence: t.exposeFloat('confidence', { description: 'Mean probability of the word\'s characters, 0 to 1.' }),
+    characters: t.field({ type: [Character], nullable: true, complexity: { field: 1, multiplier: 1 }, description: 'The word\'s characters, left to right; null unless the job asked for characters.', resolve: (w) => w.chars ?? null }),
   }),
 });
 

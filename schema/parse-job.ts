@@ -114,6 +114,7 @@ const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
     pages: t.string({ required: false, description: 'Pages to read, 0-based: "0,2-4". All pages when absent.', validate: { maxLength: 1000 } }),
     formats: t.field({ type: [OutputFormatEnum], required: false, description: 'Whole-document renderings to keep; MARKDOWN, TEXT and JSON when absent.' }),
     words: t.boolean({ required: false, description: 'Word boxes and confidences on every line (Line.words); the word-level formats imply it.' }),
+    characters: t.boolean({ required: false, description: 'Character boxes within each word too (Word.characters, hOCR ocrx_cinfo, ALTO Glyph); implies words.' }),
     dropHeadersFooters: t.boolean({ required: false, description: 'Leave running headers, footers and page numbers out of the markdown.' }),
     decoding: t.field({ type: DecodingInput, required: false, description: 'How to decode; the served bundle\'s defaults fill what is absent.' }),
     idempotencyKey: t.string({

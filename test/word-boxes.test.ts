@@ -233,6 +233,41 @@ describe('word boxes and the formats made from them', () => {
     assert.equal((await run('pdftotext', ['-f', '1', '-l', '1', '-raw', twice, '-'])).stdout, page1);
   });
 
+  it('character boxes spell each word, left to right inside it, and reach hOCR (ocrx_cinfo) and ALTO (Glyph, schema-valid)', async () => {
+    const read = await readDocument(engine, sample, 'sample-page.png', { chars: true });
+    const words = wordsOf(read);
+    assert.deepEqual(words.map((w) => w.text), wordsOf(upright).map((w) => w.text));
+    for (const w of words) {
+      const chars = w.chars ?? [];
+      assert.equal(chars.map((c) => c.text).join(''), w.text);
+      chars.forEach((c, i) => {
+        assert.ok(inside(c.box, w.box, 1), `${c.text} of ${w.text} outside it`);
+        if (i) assert.ok(c.box.x >= chars[i - 1].box.x, `${w.text}: characters out of order`);
+      });
+    }
+    const hocr = toHocr(read.pages, { fileName: 'x.png', software: 'specula test' });
+    assert.equal((hocr.match(/class="ocrx_cinfo" title="x_bboxes \d+ \d+ \d+ \d+; x_conf [\d.]+"/g) ?? []).length, words.reduce((n, w) => n + w.text.length, 0));
+    const file = join(work, 'chars.alto.xml');
+    writeFileSync(file, toAlto(read.pages, { fileName: 'x.png', softwareName: 'specula', softwareVersion: 'test' }));
+    const { stderr } = await run('xmllint', ['--noout', '--nonet', '--schema', join(ROOT, 'test', 'fixtures', 'alto', 'alto-4-4.xsd'), file]);
+    assert.match(stderr, /validates/);
+  });
+
+  it('a region bundle\'s reads are aligned line by line: every line\'s words spell it', async () => {
+    const regions = await Engine.open(join(ROOT, 'models', 'specula-region-base'));
+    try {
+      const read = await readDocument(regions, sample, 'sample-page.png', { words: true });
+      const lines = read.pages[0].blocks.flatMap((b) => b.lines);
+      assert.ok(lines.length > 10);
+      for (const l of lines) {
+        assert.equal((l.words ?? []).map((w) => w.text).join(' '), l.text.trim().split(/\s+/).filter(Boolean).join(' '));
+        for (const w of l.words ?? []) assert.ok(inside(w.box, l.box, 2), `${w.text} outside its line`);
+      }
+    } finally {
+      await regions.close();
+    }
+  });
+
   it('a format that needs word boxes refuses a reading made without them, instead of inventing boxes', async () => {
     const plain: PageOut[] = (await readDocument(engine, sample, 'sample-page.png')).pages;
     assert.throws(() => toHocr(plain, { fileName: 'x', software: 'y' }), /needs word boxes/);

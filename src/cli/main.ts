@@ -10,6 +10,7 @@ const HELP: Record<string, string> = {
   --format markdown|json|text   what to print (default markdown); --json is --format json
   --format hocr|alto|tsv|pdf    word boxes: hOCR 1.2, ALTO 4, tesseract's TSV, or a searchable PDF (needs --out)
   --words                       JSON: each line's words with their boxes and confidences
+  --chars                       each word's characters too (JSON words[].chars, hOCR ocrx_cinfo, ALTO Glyph)
   --out PATH                    write there instead of printing (several files: a folder, one output per file)
   --pages 0,2-4                 PDFs and multi-page TIFFs: 0-based pages, ranges inclusive
   --drop-headers                leave page headers, footers and page numbers out of the markdown

@@ -90,7 +90,11 @@ export function inSourceFrame(page: PageOut, frame: PageFrame): PageOut {
     blocks: page.blocks.map((b) => ({
       ...b,
       box: map(b.box),
-      lines: b.lines.map((l) => ({ ...l, box: map(l.box), ...(l.words ? { words: l.words.map((w) => ({ ...w, box: map(w.box) })) } : {}) })),
+      lines: b.lines.map((l) => ({
+        ...l,
+        box: map(l.box),
+        ...(l.words ? { words: l.words.map((w) => ({ ...w, box: map(w.box), ...(w.chars ? { chars: w.chars.map((c) => ({ ...c, box: map(c.box) })) } : {}) })) } : {}),
+      })),
     })),
   };
 }

@@ -8,11 +8,20 @@ import type { Glyph } from '../engine/ctc-align.js';
 import type { LineCrop } from './crop-lines.js';
 import type { Box } from './layout/ink.js';
 
+export interface CharOut {
+  text: string;
+  box: Box;
+  /** The probability the decoder gave the character, 0-1. */
+  confidence: number;
+}
+
 export interface WordOut {
   text: string;
   box: Box;
   /** Mean probability of the word's characters, 0-1. */
   confidence: number;
+  /** Asked for (character boxes): the word's characters, left to right. */
+  chars?: CharOut[];
 }
 
 /** Where a crop came from: the page rectangle its whole width and height show (margins added beyond the page). */
@@ -67,43 +76,60 @@ function inkRows(crop: LineCrop, ink: (x: number, y: number) => boolean): [numbe
   return top < 0 ? [0, crop.height - 1] : [top, bottom];
 }
 
+/** Ink columns in [from, to) on rows [top, bottom]: the first and one past the last; null where there is none. */
+function inkColumns(ink: (x: number, y: number) => boolean, from: number, to: number, top: number, bottom: number): [number, number] | null {
+  let left = -1;
+  let right = -1;
+  for (let x = from; x < to; x++) {
+    for (let y = top; y <= bottom; y++) {
+      if (!ink(x, y)) continue;
+      if (left < 0) left = x;
+      right = x;
+      break;
+    }
+  }
+  return left < 0 ? null : [left, right + 1];
+}
+
 /**
  * Words are as tall as their line's ink (ascenders to descenders), as a PDF's word boxes are (the font's height)
  * and as a highlight should be: "a" and "Tly" on one line get one height. Their width is their own ink's.
+ * `chars`: each word's characters too, each owning the columns half-way to its neighbours' aligned frames
+ * within the word, drawn tight round the ink there (glyphs that touch, as "rn" can, share the split).
  */
-export function lineWords(crop: LineCrop, place: CropPlace, glyphs: readonly Glyph[]): WordOut[] {
+export function lineWords(crop: LineCrop, place: CropPlace, glyphs: readonly Glyph[], opts: { chars?: boolean } = {}): WordOut[] {
   const spans = words(glyphs);
   const ink = inkTest(crop);
   const [lineTop, lineBottom] = inkRows(crop, ink);
   const sx = place.width / crop.width;
   const sy = place.height / crop.height;
+  const toPage = (cx0: number, cx1: number): Box => {
+    const x0 = Math.round(place.x + cx0 * sx);
+    const y0 = Math.round(place.y + lineTop * sy);
+    const x1 = Math.round(place.x + cx1 * sx);
+    const y1 = Math.round(place.y + (lineBottom + 1) * sy);
+    return { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) };
+  };
   return spans.map((w, i) => {
     // The columns this word may own: half-way to the words either side.
     const from = Math.max(0, Math.floor(i ? (spans[i - 1].x1 + w.x0) / 2 : 0));
     const to = Math.min(crop.width, Math.ceil(i < spans.length - 1 ? (w.x1 + spans[i + 1].x0) / 2 : crop.width));
-    let left = -1;
-    let right = -1;
-    for (let x = from; x < to; x++) {
-      for (let y = lineTop; y <= lineBottom; y++) {
-        if (!ink(x, y)) continue;
-        if (left < 0) left = x;
-        right = x;
-        break;
-      }
-    }
     // No ink where the alignment put the word (a faint scan): the aligned columns.
-    const cx0 = left < 0 ? w.x0 : left;
-    const cx1 = left < 0 ? w.x1 : right + 1;
-    const cy0 = lineTop;
-    const cy1 = lineBottom + 1;
-    const x0 = Math.round(place.x + cx0 * sx);
-    const y0 = Math.round(place.y + cy0 * sy);
-    const x1 = Math.round(place.x + cx1 * sx);
-    const y1 = Math.round(place.y + cy1 * sy);
-    return {
+    const [cx0, cx1] = inkColumns(ink, from, to, lineTop, lineBottom) ?? [w.x0, w.x1];
+    const word: WordOut = {
       text: w.glyphs.map((g) => g.char).join(''),
-      box: { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) },
+      box: toPage(cx0, cx1),
       confidence: w.glyphs.reduce((s, g) => s + g.prob, 0) / w.glyphs.length,
     };
+    if (opts.chars) {
+      const mid = w.glyphs.map((g) => (g.x0 + g.x1) / 2);
+      word.chars = w.glyphs.map((g, k) => {
+        const a = k ? Math.max(cx0, Math.floor((mid[k - 1] + mid[k]) / 2)) : cx0;
+        const b = k < mid.length - 1 ? Math.min(cx1, Math.ceil((mid[k] + mid[k + 1]) / 2)) : cx1;
+        const [c0, c1] = inkColumns(ink, a, Math.max(a + 1, b), lineTop, lineBottom) ?? [a, Math.max(a + 1, b)];
+        return { text: g.char, box: toPage(c0, c1), confidence: g.prob };
+      });
+    }
+    return word;
   });
 }

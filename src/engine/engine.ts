@@ -179,7 +179,8 @@ export class Engine {
         return;
       }
       texts.forEach((text, j) => {
-        const glyphs = r.perCrop?.[j];
+        // A run of one line is read as a line: its glyphs are the reading's own.
+        const glyphs = r.perCrop?.[j] ?? (texts.length === 1 ? r.glyphs : undefined);
         lines[runs[k].first + j] = { text, ids: this.bundle.tokenizer.encode(text), confidence: r.confidence, ctcText: r.ctcText.split('\n')[j] ?? '', ...(glyphs ? { glyphs } : {}) };
       });
     });

@@ -32,6 +32,8 @@ export interface JobInput {
   dropHeadersFooters?: boolean;
   /** Word boxes on every line of the page tree (they come with the word-level formats anyway). */
   words?: boolean;
+  /** Character boxes within each word too (implies words). */
+  chars?: boolean;
 }
 
 export interface JobProgress {

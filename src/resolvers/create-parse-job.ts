@@ -20,6 +20,7 @@ export interface CreateParseJobArgs {
   formats?: OutputFormat[] | null;
   dropHeadersFooters?: boolean | null;
   words?: boolean | null;
+  characters?: boolean | null;
   decoding?: DecodingArgs | null;
   idempotencyKey?: string | null;
 }
@@ -91,5 +92,6 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContex
     decoding,
     ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
     ...(args.words ? { words: true } : {}),
+    ...(args.characters ? { chars: true } : {}),
   }, bytes, args.idempotencyKey ?? undefined);
 }

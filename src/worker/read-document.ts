@@ -65,6 +65,8 @@ export interface ReadDocumentOptions extends AssembleOptions {
   onPage?: (page: PageOut) => void;
   /** Word boxes and confidences on every line (lines[].words): the engine aligns each line's text to its frames. */
   words?: boolean;
+  /** Character boxes within each word too (words[].chars); implies words. */
+  chars?: boolean;
   /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags. */
   /** ... and how deep the draft offered at that step was (0: no draft). */
   onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
@@ -150,7 +152,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         decoding,
         context,
         metrics,
-        align: opts.words,
+        align: opts.words || opts.chars,
         signal: stop.signal,
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
       }).then((r) => {
@@ -159,7 +161,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {
           const crop = crops[k];
           const line = r.lines[k++];
-          const words = line.glyphs ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs) } : {};
+          const words = line.glyphs ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
           return { box: l.box, text: line.text, confidence: line.confidence, ...words };
         }));
         // Every box in the page as it came in, whichever way it was turned and straightened to be read.

@@ -80,6 +80,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     const doc = await readDocument(engine, bytes, job.input.fileName, {
       pages: job.input.pages,
       words: Boolean(job.input.words) || WORD_FORMATS.some((f) => formats.has(f)),
+      chars: Boolean(job.input.chars),
       decoding: job.input.decoding,
       dropHeadersFooters: job.input.dropHeadersFooters,
       ...(deps.limits ? { limits: deps.limits } : {}),

@@ -1,8 +1,8 @@
 /**
  * ALTO 4 (XML, alto-4-4.xsd): Page > PrintSpace > TextBlock > TextLine > String (HPOS/VPOS/WIDTH/HEIGHT in pixels
- * of the page as it came in, WC 0-1) with SP between words, in reading order. Block kinds are StructureTags the
- * blocks point at (TAGREFS: heading, paragraph, list_item, page_header, ...); a table is a ComposedBlock of TYPE
- * table and a figure an Illustration.
+ * of the page as it came in, WC 0-1; Glyphs with GC where the reading has character boxes) with SP between words,
+ * in reading order. Block kinds are StructureTags the blocks point at (TAGREFS: heading, paragraph, list_item,
+ * page_header, ...); a table is a ComposedBlock of TYPE table and a figure an Illustration.
  */
 import type { BlockOut, LineOut, PageOut } from '../assemble.js';
 import type { Box } from '../layout/ink.js';
@@ -35,7 +35,11 @@ function line(l: LineOut, id: string): string {
       const prev = words[k - 1].box;
       parts.push(`<SP WIDTH="${Math.max(0, w.box.x - prev.x - prev.width)}" HPOS="${prev.x + prev.width}" VPOS="${l.box.y}"/>`);
     }
-    parts.push(`<String ID="${id}_${k + 1}" ${pos(w.box)} CONTENT="${xmlEscape(w.text)}" WC="${w.confidence.toFixed(3)}"/>`);
+    const sid = `${id}_${k + 1}`;
+    const head = `<String ID="${sid}" ${pos(w.box)} CONTENT="${xmlEscape(w.text)}" WC="${w.confidence.toFixed(3)}"`;
+    // Character boxes, where the reading has them, as the String's Glyphs (one per character, in order).
+    const glyphs = w.chars?.map((c, j) => `<Glyph ID="${sid}_${j + 1}" CONTENT="${xmlEscape(c.text)}" GC="${c.confidence.toFixed(3)}" ${pos(c.box)}/>`).join('');
+    parts.push(glyphs ? `${head}>${glyphs}</String>` : `${head}/>`);
   });
   return `          <TextLine ID="${id}" ${pos(lineBox(l))}>${parts.join('')}</TextLine>`;
 }

@@ -1,11 +1,12 @@
 /**
  * hOCR 1.2 (XHTML): ocr_page > ocr_carea > ocr_par > ocr_line > ocrx_word, each with its bbox, words with
- * x_wconf (0-100). Blocks keep their reading order; heading lines are ocr_header (as tesseract writes them), a
+ * x_wconf (0-100), and where the reading has character boxes, ocrx_cinfo per character with x_bboxes and x_conf. Blocks keep their reading order; heading lines are ocr_header (as tesseract writes them), a
  * table is an ocr_table float and a figure an ocr_photo; running headers and footers are text areas like the rest. Boxes are in the pixels of
  * the page as it came in (a PDF page as rendered).
  */
 import type { BlockOut, LineOut, PageOut } from '../assemble.js';
 import type { Box } from '../layout/ink.js';
+import type { WordOut } from '../word-boxes.js';
 import { blockBox, lineBox, wordsOf } from './words-of.js';
 import { xmlEscape } from './xml.js';
 
@@ -21,9 +22,15 @@ const bbox = (b: Box): string => `bbox ${b.x} ${b.y} ${b.x + b.width} ${b.y + b.
 // Tesseract's own line class for heading text, so tools written for its hOCR read ours alike.
 const LINE_CLASS: Partial<Record<BlockOut['type'], string>> = { heading: 'ocr_header' };
 
+function wordText(w: WordOut): string {
+  // Character boxes as tesseract writes them (hocr_char_boxes): one ocrx_cinfo per character.
+  if (!w.chars) return xmlEscape(w.text);
+  return w.chars.map((c) => `<span class="ocrx_cinfo" title="x_bboxes ${c.box.x} ${c.box.y} ${c.box.x + c.box.width} ${c.box.y + c.box.height}; x_conf ${(100 * c.confidence).toFixed(2)}">${xmlEscape(c.text)}</span>`).join('');
+}
+
 function line(l: LineOut, cls: string, id: string): string {
   const words = wordsOf(l)
-    .map((w, k) => `<span class="ocrx_word" id="${id.replace(/^line_/, 'word_')}_${k + 1}" title="${bbox(w.box)}; x_wconf ${Math.round(100 * w.confidence)}">${xmlEscape(w.text)}</span>`)
+    .map((w, k) => `<span class="ocrx_word" id="${id.replace(/^line_/, 'word_')}_${k + 1}" title="${bbox(w.box)}; x_wconf ${Math.round(100 * w.confidence)}">${wordText(w)}</span>`)
     .join(' ');
   return `     <span class="${cls}" id="${id}" title="${bbox(lineBox(l))}; x_size ${l.box.height}">${words}</span>`;
 }
@@ -49,6 +56,7 @@ function page(pg: PageOut, opts: HocrOptions): string {
 }
 
 export function toHocr(pages: readonly PageOut[], opts: HocrOptions): string {
+  const chars = pages.some((p) => p.blocks.some((b) => b.lines.some((l) => l.words?.some((w) => w.chars))));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
@@ -57,7 +65,7 @@ export function toHocr(pages: readonly PageOut[], opts: HocrOptions): string {
     `  <title>${xmlEscape(opts.fileName)}</title>`,
     '  <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/>',
     `  <meta name="ocr-system" content="${xmlEscape(opts.software)}"/>`,
-    '  <meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ocr_line ocrx_word ocr_header ocr_table ocr_photo ocrp_wconf"/>',
+    `  <meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ocr_line ocrx_word ocr_header ocr_table ocr_photo ocrp_wconf${chars ? ' ocrx_cinfo' : ''}"/>`,
     ' </head>',
     ' <body>',
     ...pages.map((pg) => page(pg, opts)),
