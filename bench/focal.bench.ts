@@ -8,7 +8,11 @@
  * of a page, each read as one sequence (the decoder attending to all K lines' visual tokens), beside the line
  * bundle reading the same lines one at a time and tesseract on them.
  *
- *   npm run bench:focal -- [--lines 64] [--pool 400] [--rounds 3] [--batch 1] [--no-tesseract]
+ * --decoding says how the rows decode: ar (plain greedy AR, the default here), default (the engine's defaults: ctc
+ * drafter, joint verifier, auto draft length) or ctc-greedy; each row reports CER against the truth, lines read
+ * exactly, tokens per forward and decode time besides.
+ *
+ *   npm run bench:focal -- [--lines 64] [--pool 400] [--rounds 3] [--batch 1] [--no-tesseract] [--decoding ar|default|ctc-greedy] [--keeps 1,0.2]
  *   npm run bench:focal -- --regions 4 [--lines 38] [--model models/specula-region-base]
  */
 import { writeFileSync } from 'node:fs';
@@ -34,9 +38,15 @@ const { values } = parseArgs({
     model: { type: 'string' },
     out: { type: 'string' },
     plot: { type: 'string' },
+    decoding: { type: 'string', default: 'ar' },
+    keeps: { type: 'string', default: '1,0.5,0.2,0.1,0.05' },
   },
 });
-const KEEPS = [1, 0.5, 0.2, 0.1, 0.05];
+const KEEPS = values.keeps.split(',').map(Number);
+if (KEEPS[0] !== 1 || KEEPS.some((k) => !(k > 0 && k <= 1))) throw new Error(`--keeps must start with 1 (the unpruned run) and hold shares in (0, 1], not "${values.keeps}"`);
+const DECODINGS: Record<string, DecodingOptionsInput> = { ar: { drafter: 'none', verifier: 'greedy' }, default: {}, 'ctc-greedy': { drafter: 'ctc', verifier: 'greedy' } };
+const decodingBase = DECODINGS[values.decoding];
+if (!decodingBase) throw new Error(`--decoding must be one of ${Object.keys(DECODINGS).join(', ')}, not "${values.decoding}"`);
 const perRegion = values.regions ? Number(values.regions) : 0;
 if (values.regions && !(Number.isInteger(perRegion) && perRegion >= 1)) throw new Error(`--regions must be a whole number of lines, not "${values.regions}"`);
 const stem = perRegion ? 'bench/results/focal-regions' : 'bench/results/focal';
@@ -81,13 +91,15 @@ const rows: Record<string, number>[] = [];
 let full: string[] = [];
 // Warm-up (first-run allocations, JIT), then every keep ratio once per round: a step's time is the median over
 // rounds, so a slow moment of the machine lands on one sample of each ratio, not on one ratio.
-await read(items.slice(0, 8), { drafter: 'none', verifier: 'greedy' });
+await read(items.slice(0, 8), decodingBase);
 const rounds = Number(values.rounds);
 const stepMs = new Map<number, number[]>(KEEPS.map((k) => [k, []]));
+const decodeMs = new Map<number, number[]>(KEEPS.map((k) => [k, []]));
 for (let round = 0; round < rounds; round++) {
   for (const keep of KEEPS) {
-    const { texts, metrics } = await read(items, { drafter: 'none', verifier: 'greedy', visualTokens: { keep } });
+    const { texts, metrics } = await read(items, { ...decodingBase, visualTokens: { keep } });
     stepMs.get(keep)?.push(metrics.decodeMs / Math.max(1, metrics.forwards));
+    decodeMs.get(keep)?.push(metrics.decodeMs + metrics.draftMs);
     process.stderr.write(`round ${round + 1} keep ${keep}: ${(metrics.decodeMs / metrics.forwards).toFixed(2)} ms/step\n`);
     if (round > 0) continue; // the text is the same every round
     if (keep === 1) full = texts;
@@ -98,14 +110,23 @@ for (let round = 0; round < rounds; round++) {
       accuracyRetained: 1 - changed,
       cerVsUnpruned: changed,
       cer: corpusCer(texts.map((t, i) => tally(t, truth[i]))),
+      exactLines: texts.filter((t, i) => tally(t, truth[i]).edits === 0).length / texts.length,
       forwards: metrics.forwards,
+      tokensPerForward: metrics.committedTokens / Math.max(1, metrics.sequenceForwards),
       msPerStep: 0,
+      decodeMs: 0,
     });
   }
 }
-for (const r of rows) r.msPerStep = median(stepMs.get(r.keep) ?? [0]);
+for (const r of rows) {
+  r.msPerStep = median(stepMs.get(r.keep) ?? [0]);
+  r.decodeMs = median(decodeMs.get(r.keep) ?? [0]);
+}
 const base = rows[0].msPerStep;
-for (const r of rows) r.stepSpeedup = base / r.msPerStep;
+for (const r of rows) {
+  r.stepSpeedup = base / r.msPerStep;
+  r.decodeSpeedup = rows[0].decodeMs / r.decodeMs;
+}
 
 const tess = values['no-tesseract'] ? null : await tesseractVersion();
 const flatFiles = files.flat();
@@ -131,6 +152,7 @@ const report = {
   ...header,
   lines: described,
   batch: Number(values.batch),
+  decoding: { name: values.decoding, ...decodingBase },
   rounds,
   notes: 'accuracyRetained = 1 - CER(pruned text, unpruned text); msPerStep = decoder time per forward (gathering the kept columns included), median over rounds; a full (unpruned) step follows an uncertain token and comes every 16 steps, so visualTokenRatio is above keep.',
   rows,
@@ -163,11 +185,12 @@ ${rows.map((r) => `<text x="${x(r.keep) - 10}" y="${H - 32}">${Math.round(r.keep
 writeFileSync(plotFile, await sharp(Buffer.from(svg)).png().toBuffer());
 
 console.log(`\n${report.lines}, batch ${report.batch}, ${String(header.machine)}\n`);
-console.log('| keep | visual tokens attended | accuracy retained | CER | ms per step | step speedup |');
-console.log('|---:|---:|---:|---:|---:|---:|');
+console.log(`decoding: ${values.decoding}\n`);
+console.log('| keep | visual tokens attended | accuracy retained | CER | lines exact | tokens/forward | ms per step | step speedup | decode ms | decode speedup |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  console.log(`| ${(r.keep * 100).toFixed(0)}% | ${(r.visualTokenRatio * 100).toFixed(1)}% | ${(r.accuracyRetained * 100).toFixed(1)}% | ${(r.cer * 100).toFixed(1)}% | ${r.msPerStep.toFixed(2)} | ${r.stepSpeedup.toFixed(2)}x |`);
+  console.log(`| ${(r.keep * 100).toFixed(0)}% | ${(r.visualTokenRatio * 100).toFixed(1)}% | ${(r.accuracyRetained * 100).toFixed(1)}% | ${(r.cer * 100).toFixed(2)}% | ${(r.exactLines * 100).toFixed(1)}% | ${r.tokensPerForward.toFixed(2)} | ${r.msPerStep.toFixed(2)} | ${r.stepSpeedup.toFixed(2)}x | ${r.decodeMs.toFixed(0)} | ${r.decodeSpeedup.toFixed(2)}x |`);
 }
-if (lineBundle) console.log(`| ${lineBundle.model}, one line at a time | | | ${(lineBundle.cer * 100).toFixed(1)}% | | |`);
-if (tessRow) console.log(`| ${tessRow.system} | | | ${(tessRow.cer * 100).toFixed(1)}% | ${(1000 / tessRow.linesPerSecond).toFixed(0)} ms/line | |`);
+if (lineBundle) console.log(`| ${lineBundle.model}, one line at a time | | | ${(lineBundle.cer * 100).toFixed(2)}% | | | | | | |`);
+if (tessRow) console.log(`| ${tessRow.system} | | | ${(tessRow.cer * 100).toFixed(2)}% | | | ${(1000 / tessRow.linesPerSecond).toFixed(0)} ms/line | | | |`);
 console.log(`\nwritten to ${outFile} and ${plotFile}`);

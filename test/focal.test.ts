@@ -5,8 +5,10 @@ import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
 import { Engine } from '../src/engine/engine.js';
-import { MIN_KEPT, nextSelection } from '../src/engine/focal.js';
+import { draftSelection, MAX_PRUNED_ROWS, MIN_KEPT, nextSelection } from '../src/engine/focal.js';
 import type { GrayCrop } from '../src/engine/preprocess.js';
+import { corpusCer, tally } from '../src/eval/cer.js';
+import { realLines } from './helpers/eval-lines.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
 describe('focal pruning of visual tokens', () => {
@@ -39,9 +41,37 @@ describe('focal pruning of visual tokens', () => {
       assert.equal(all.metrics.visualTokenRatio, 1);
       // A fixed draft length: the share attended counts each draft's full refresh step, and an `auto` length follows
       // the machine's measured forward cost (a table measured under load would move it).
-      const pruned = await engine.readLines(crops, { decoding: { draftLength: 8, visualTokens: { keep: 0.2 } } });
+      // One line per forward: a forward of more than MAX_PRUNED_ROWS lines is not pruned (it would not pay).
+      engine.maxBatch = 1;
+      const pruned = await engine.readLines(crops, { decoding: { draftLength: 8, visualTokens: { keep: 0.2 } } }).finally(() => (engine.maxBatch = 32));
       assert.ok(pruned.metrics.visualTokenRatio < 0.6 && pruned.metrics.visualTokenRatio >= 0.2, `ratio ${pruned.metrics.visualTokenRatio}`);
       assert.ok(pruned.lines.every((l) => l.text.length > 0), 'every line still read');
     });
+
+    it('default decoding with keep 0.2 on real lines stays within 0.3 CER points of unpruned and keeps 90% of its exact lines', async () => {
+      const lines = (await realLines(engine, 40)).filter((l) => l.set !== 'tesseract_lstmf_lines');
+      // A fixed draft length: with pruning the text depends on what each step drafts, and `auto` follows the
+      // machine's measured forward cost.
+      const read = async (keep: number): Promise<string[]> => (await engine.readLines(lines.map((l) => l.crop), { decoding: { draftLength: 8, visualTokens: { keep } } })).lines.map((l) => l.text);
+      engine.maxBatch = MAX_PRUNED_ROWS; // wider forwards are not pruned
+      const full = await read(1);
+      const pruned = await read(0.2).finally(() => (engine.maxBatch = 32));
+      const cer = (texts: string[]): number => corpusCer(texts.map((t, i) => tally(t, lines[i].truth)));
+      const exact = (texts: string[]): number => texts.filter((t, i) => tally(t, lines[i].truth).edits === 0).length;
+      assert.ok(cer(pruned) - cer(full) <= 0.003, `CER ${cer(pruned)} pruned against ${cer(full)} unpruned, on ${lines.length} lines`);
+      assert.ok(exact(pruned) >= 0.9 * exact(full), `${exact(pruned)} lines exact pruned against ${exact(full)}`);
+    });
+  });
+
+  it('a step verifying a draft attends from where the decoder reads to past the last drafted token', () => {
+    // The reader's selection sits at columns 40-44; the CTC drafter read three tokens at columns 60, 63 and 66.
+    const cols = draftSelection([40, 41, 42, 43, 44], 42, [1, 2, 3], [60, 63, 66], 100, 3);
+    for (const c of [30, 40, 42, 50, 60, 63, 66, 67, 70]) assert.ok(cols.includes(c), `column ${c} left out`);
+    assert.ok(!cols.includes(90) && !cols.includes(10), 'far columns stay out');
+    // Without columns, the drafted positions are placed from the fixation at the line's character width.
+    const guessed = draftSelection([40, 41, 42], 42, [1, 2], undefined, 100, 3);
+    assert.ok(guessed.includes(48) && guessed.includes(52) && !guessed.includes(70));
+    // No draft: the reader's selection as it is.
+    assert.deepEqual(draftSelection([3, 4, 5], 4, [], undefined, 100, 3), [3, 4, 5]);
   });
 });

@@ -104,7 +104,9 @@ describe('region bundle: multi-line regions read as one sequence', () => {
   });
 
   it('focal pruning on regions attends to a fraction of their visual tokens and says how much it changed', async () => {
-    const r = await engine.readRegions(regions.map((x) => x.crops), { decoding: { drafter: 'none', verifier: 'greedy', visualTokens: { keep: 0.1 } } });
+    // One region per forward: a forward of more than MAX_PRUNED_ROWS rows is not pruned (it would not pay).
+    engine.maxBatch = 1;
+    const r = await engine.readRegions(regions.map((x) => x.crops), { decoding: { drafter: 'none', verifier: 'greedy', visualTokens: { keep: 0.1 } } }).finally(() => (engine.maxBatch = 32));
     assert.ok(r.metrics.visualTokenRatio > 0 && r.metrics.visualTokenRatio < 0.5, `visualTokenRatio ${r.metrics.visualTokenRatio}`);
     const changed = corpusCer(r.regions.map((x, i) => tally(x.text, greedy[i])));
     assert.ok(changed < 0.1, `pruned text differs from unpruned by ${changed}`);

@@ -27,6 +27,12 @@ export interface Draft {
    * slot. Shorter than `lookahead` to keep the forward narrow: a block's later slots are rarely right.
    */
   lookaheadInner?: number;
+  /**
+   * Where each token was read from: a visual column of the line (the CTC drafter's tokens come with the frame the
+   * CTC head emitted them at). Focal pruning looks there for the position that verifies each token; a draft without
+   * columns gets them estimated from where the decoder is reading and the line's mean character width.
+   */
+  columns?: number[];
 }
 
 export interface Verdict {

@@ -14,6 +14,12 @@ export const REFRESH_EVERY = 16;
 export const REFRESH_BELOW = 0.5;
 /** Fewest tokens a pruned step keeps (very short lines are not worth pruning). */
 export const MIN_KEPT = 6;
+/**
+ * Most rows (lines or regions still decoding) a pruned forward holds. Measured on 38 four-line regions (849 visual
+ * tokens each), default decoding, keep 0.2: decode time 1.15x faster at batch 1, 1.3-1.45x at batch 4, 2x slower
+ * at batch 32, where gathering the columns costs more than the attention it saves.
+ */
+export const MAX_PRUNED_ROWS = 4;
 
 /** Real (unpadded) visual tokens of row r. */
 export function realLength(vis: VisualState, r: number): number {
@@ -51,6 +57,27 @@ export function nextSelection(indices: readonly number[], mass: readonly number[
     if (chosen.size >= k) break;
     chosen.add(indices[i]);
   }
+  return [...chosen].sort((a, b) => a - b);
+}
+
+/**
+ * What a pruned row attends to in a step that verifies a draft: the reader's selection (where the decoder is
+ * looking, for the fed token's position) and every column from there to the last drafted token's and the next
+ * character's, where the position after it looks. The forward attends to the union, so a token
+ * drafted k characters ahead is scored with its own columns in view, not only with where the last step looked.
+ * `columns`: each drafted token's column (the CTC drafter's); without them, the fixation shifted by `perChar`
+ * columns per drafted depth.
+ */
+export function draftSelection(focal: readonly number[], fixation: number, depthOf: readonly number[], columns: readonly number[] | undefined, real: number, perChar: number): number[] {
+  if (!depthOf.length) return [...focal];
+  const chosen = new Set(focal);
+  const reach = Math.max(2, Math.ceil(perChar));
+  const at = depthOf.map((depth, i) => Math.round(columns?.[i] ?? fixation + depth * perChar));
+  // One run from where the decoder reads to past the last drafted token, with no holes: a draft read from the
+  // wrong place in the CTC reading (an insertion or a deletion there) must not leave the decoder's own place out.
+  const from = Math.max(0, Math.min(fixation, ...at) - 6 * reach);
+  const to = Math.min(real - 1, Math.max(fixation, ...at) + 2 * reach);
+  for (let x = from; x <= to; x++) chosen.add(x);
   return [...chosen].sort((a, b) => a - b);
 }
 

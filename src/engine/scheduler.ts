@@ -239,7 +239,7 @@ export class Scheduler {
   /** A group's rows join the batch, their visual states copied in after the running batch's. */
   private join(pass: VisionPass): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
-    const { group, chunks, ms, ctc } = pass;
+    const { group, chunks, ms, ctc, ctcFrames } = pass;
     const { bos } = this.bundle.config.specialIds;
     const real = chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => {
       let n = 0;
@@ -249,7 +249,7 @@ export class Scheduler {
     const maxNew = this.bundle.config.decoding.maxNewTokens;
     this.nextGroup++;
     // No line holds more characters than visual tokens; the cap also stops a runaway repetition.
-    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], bos, Math.min(maxNew, real[r] + 4 * p.task.crops.length), this.nextGroup, ms, real[r], this.policyFor(p.task)));
+    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], ctcFrames[r] ?? [], bos, Math.min(maxNew, real[r] + 4 * p.task.crops.length), this.nextGroup, ms, real[r], this.policyFor(p.task)));
     // The chunks join the running batch in one copy.
     const joining = Boolean(this.cache && this.vis && this.seqs.length);
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;

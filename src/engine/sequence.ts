@@ -55,6 +55,8 @@ export class Sequence implements SequenceView {
   done = false;
   /** Focal pruning: the visual columns the next step attends to (null: all of them), and when it last saw all. */
   focal: number[] | null = null;
+  /** Focal pruning: the column the decoder attended to most when it decided the last committed token. */
+  fixation = 0;
   stepsSinceFull = 0;
   readonly policy: DraftLengthPolicy;
 
@@ -62,6 +64,8 @@ export class Sequence implements SequenceView {
     readonly id: number,
     readonly p: Pending,
     readonly ctc: number[],
+    /** The column each character of `ctc` was emitted at. */
+    readonly ctcFrames: number[],
     public last: number,
     readonly limit: number,
     readonly visionGroup: number,

@@ -8,7 +8,8 @@ import type { Bundle } from './bundle.js';
 import type { FloatPool } from './float-pool.js';
 import { type GrayCrop, packBatch } from './preprocess.js';
 import type { Pending } from './sequence.js';
-import { concatVisual, ctcGreedy, gatherRegions, releaseVisual, runVision, type VisualState } from './vision.js';
+import { framesOf } from './ctc-align.js';
+import { concatVisual, ctcGreedyFrames, gatherRegions, releaseVisual, runVision, type VisualState } from './vision.js';
 
 /** Most lines in one vision pass chunk. */
 const VISION_CHUNK = 8;
@@ -20,6 +21,8 @@ export interface VisionPass {
   chunks: VisualState[];
   /** Each member's greedy CTC reading (a region's lines joined by line breaks). */
   ctc: number[][];
+  /** The column (frame) of the member's row each character of `ctc` was emitted at (a line break: its line's first). */
+  ctcFrames: number[][];
   error: unknown;
   settled: boolean;
   ms: number;
@@ -50,13 +53,14 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
     passes.push(runVision(bundle, packBatch(chunk.map((e) => e.crop), { height, widthMultiple, maxWidth }, regions ? chunk.map((e) => e.line) : undefined)));
   }
   const t0 = performance.now();
-  const pass: VisionPass = { group, chunks: [], ctc: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
+  const pass: VisionPass = { group, chunks: [], ctc: [], ctcFrames: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
   pass.result = Promise.all(passes).then(
     (chunks) => {
-      const read = chunks.map((c) => ctcGreedy(c, ctcBlank));
+      const read = chunks.map((c) => ctcGreedyFrames(c, ctcBlank));
       if (!regions) {
         pass.chunks = chunks;
-        pass.ctc = read.flat();
+        pass.ctc = read.flat().map((r) => r.ids);
+        pass.ctcFrames = read.flat().map((r) => r.frames);
         return;
       }
       // Each member's lines, in line order, as (pass, row) pairs.
@@ -65,7 +69,19 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
       for (const m of members) m.sort((a, b) => a.line - b.line);
       pass.chunks = [gatherRegions(chunks, members, nLayers, nHeads, headDim, pool)];
       for (const c of chunks) releaseVisual(c, pool);
-      pass.ctc = members.map((m) => m.flatMap((x, j) => (j ? [bos, ...read[x.state][x.row]] : read[x.state][x.row])));
+      pass.ctc = members.map((m) => m.flatMap((x, j) => (j ? [bos, ...read[x.state][x.row].ids] : read[x.state][x.row].ids)));
+      // A region's row holds its lines' real columns one after another: each line's frames shift by those before it.
+      const stride = bundle.config.image.visualStride;
+      pass.ctcFrames = members.map((m, k) => {
+        const widths = group[k].task.crops.map((c) => framesOf(c.width, stride));
+        let at = 0;
+        return m.flatMap((x, j) => {
+          const base = at;
+          at += widths[x.line] ?? 0;
+          const frames = read[x.state][x.row].frames.map((f) => f + base);
+          return j ? [base, ...frames] : frames;
+        });
+      });
     },
     (e: unknown) => {
       pass.error = e;

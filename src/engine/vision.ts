@@ -54,11 +54,17 @@ export function keepVisualRows(s: VisualState, rows: readonly number[], layers: 
 
 /** Greedy CTC reading of each row: collapse repeats, drop blanks. */
 export function ctcGreedy(s: VisualState, blank: number): number[][] {
+  return ctcGreedyFrames(s, blank).map((r) => r.ids);
+}
+
+/** The greedy CTC reading of each row, and the visual column (frame) where each of its characters was emitted. */
+export function ctcGreedyFrames(s: VisualState, blank: number): { ids: number[]; frames: number[] }[] {
   const { ctcLogits: x, mask, visual } = s;
   const vocab = x.length / (s.batch * visual);
-  const rows: number[][] = [];
+  const rows: { ids: number[]; frames: number[] }[] = [];
   for (let b = 0; b < s.batch; b++) {
-    const seq: number[] = [];
+    const ids: number[] = [];
+    const frames: number[] = [];
     let prev = -1;
     for (let t = 0; t < visual; t++) {
       if (mask[b * visual + t] === 0) break;
@@ -71,10 +77,13 @@ export function ctcGreedy(s: VisualState, blank: number): number[][] {
           best = c;
         }
       }
-      if (best !== prev && best !== blank) seq.push(best);
+      if (best !== prev && best !== blank) {
+        ids.push(best);
+        frames.push(t);
+      }
       prev = best;
     }
-    rows.push(seq);
+    rows.push({ ids, frames });
   }
   return rows;
 }

@@ -40,7 +40,12 @@ export class CtcDrafter implements Drafter {
       if (seq.budget <= 0) return { tokens: [] };
       // The first token is the fed one (already committed), so the reading's start is the anchor.
       const anchors = this.anchors.get(seq.id) ?? [0];
-      if (!seq.tree || anchors.length === 1) return { tokens: this.chainFrom(seq, anchors[0]) };
+      if (!seq.tree || anchors.length === 1) {
+        const tokens = this.chainFrom(seq, anchors[0]);
+        // Each token's column: the frame the CTC head emitted it at (the line's end for EOS).
+        const end = (seq.ctcFrames[seq.ctcFrames.length - 1] ?? 0) + 1;
+        return { tokens, columns: tokens.map((_, i) => seq.ctcFrames[anchors[0] + i] ?? end) };
+      }
       return trieOf(anchors.map((a) => this.chainFrom(seq, a)));
     });
   }

@@ -8,6 +8,8 @@ export interface SequenceView {
   readonly tokens: readonly number[];
   /** The CTC head's greedy reading of this line, computed in the vision pass. */
   readonly ctc: readonly number[];
+  /** The visual column each character of `ctc` was emitted at. */
+  readonly ctcFrames: readonly number[];
   readonly context: DraftingContext;
   /** Most tokens this step's draft may hold (tree: depth). 0 means no draft. */
   readonly budget: number;

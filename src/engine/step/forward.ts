@@ -3,7 +3,8 @@
  * positioned by depth, masked by who may see whom; rows with a focal selection attend to their columns only.
  */
 import { decoderStep } from '../decoder-step.js';
-import { gatherVisual } from '../focal.js';
+import { depths } from '../draft.js';
+import { draftSelection, gatherVisual, MAX_PRUNED_ROWS } from '../focal.js';
 import { layoutRow } from '../row-layout.js';
 import type { StepContext, StepRecord } from './record.js';
 
@@ -19,11 +20,22 @@ export async function forward(ctx: StepContext, rec: StepRecord): Promise<void> 
   const positions = layout.map((l) => [...l.positions, ...Array<number>(t - l.positions.length).fill(l.positions[0])]);
   const attend = (r: number, i: number, j: number): boolean => layout[r].attend(i, j);
   const { nLayers, nHeads, headDim } = ctx.bundle.config.dims;
-  rec.fullRows = seqs.map((s) => s.focal === null);
-  const pruning = seqs.some((s) => !s.done && s.focal !== null);
+  // Pruning pays only in a narrow forward: gathering each row's columns costs more than the attention it saves
+  // once the batch is wide (bench:focal, README). A wider forward attends to everything, and its rows keep
+  // choosing their columns for when the batch narrows.
+  const narrow = rec.live <= MAX_PRUNED_ROWS;
+  const pruning = narrow && seqs.some((s) => !s.done && s.focal !== null);
+  rec.fullRows = seqs.map((s) => !pruning || s.focal === null);
   // A pruned forward's cost includes gathering its columns.
   const t0 = performance.now();
-  const gathered = pruning ? gatherVisual(ctx.vis, seqs.map((s) => (s.done ? [0] : s.focal)), nLayers, nHeads, headDim, ctx.pool) : null;
+  // A pruned row verifying a draft also attends where each drafted token was read from (focal.ts).
+  const selections = seqs.map((s, r) => {
+    if (s.done) return [0];
+    if (!pruning || s.focal === null) return null;
+    const d = drafts[r];
+    return draftSelection(s.focal, s.fixation, d.tokens.length ? depths(d) : [], d.columns, s.real, s.real / Math.max(1, s.ctc.length));
+  });
+  const gathered = pruning ? gatherVisual(ctx.vis, selections, nLayers, nHeads, headDim, ctx.pool) : null;
   rec.out = await decoderStep(ctx.bundle, ctx.cache, gathered?.state ?? ctx.vis, { tokens, positions, attend });
   if (gathered) ctx.pool.give(gathered.state.k, gathered.state.v);
   rec.forwardMs = performance.now() - t0;

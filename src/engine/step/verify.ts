@@ -68,7 +68,7 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
       for (let j = 0; j < width && j < (mine?.length ?? ctx.vis.visual); j++) full[mine ? mine[j] : j] = out.visAttn[(r * t + at) * width + j];
       s.attention = full;
     }
-    refocus(s, r, seqs.length, out.visAttn, t, cols ? cols[r] : null, rec.fullRows[r], verdict.accepted.length + 1, minProb);
+    refocus(s, r, seqs.length, out.visAttn, t, cols ? cols[r] : null, rec.fullRows[r], at, minProb);
     s.last = verdict.bonus;
     const drafted = draft.tokens.length ? Math.max(...depths(draft)) : 0;
     s.p.task.metrics.row(drafted, draft.tokens.length, verdict.accepted.length, committed.length);
@@ -92,24 +92,25 @@ function verifiedLine(s: Sequence, vis: VisualState, r: number): VerifiedLine {
 
 /**
  * Choose the visual columns row r attends to next, from the focal layers' attention over what it saw this
- * step (at the positions whose outputs were used). A full step follows an uncertain token, and comes
+ * step at the position that decided the last committed token. A full step follows an uncertain token, and comes
  * every REFRESH_EVERY steps, so the selection re-anchors.
  */
-function refocus(s: Sequence, r: number, rows: number, visAttn: Float32Array, t: number, cols: number[] | null, full: boolean, used: number, minProb: number): void {
+function refocus(s: Sequence, r: number, rows: number, visAttn: Float32Array, t: number, cols: number[] | null, full: boolean, at: number, minProb: number): void {
   const keep = s.p.task.visualKeep ?? 1;
   if (keep >= 1) return;
   const seen = cols ?? Array.from({ length: s.real }, (_, i) => i);
   const width = visAttn.length / (rows * t);
   s.p.task.metrics.visual(seen.length / Math.max(1, s.real));
+  // Where the decoder is reading now: position `at` decided the last committed token (AR: the only position). A long
+  // accepted draft's earlier positions looked further left; their attention would hold the eye back.
+  const mass = seen.map((_, j) => visAttn[(r * t + at) * width + j]);
+  let best = 0;
+  for (let j = 1; j < mass.length; j++) if (mass[j] > mass[best]) best = j;
+  s.fixation = seen[best] ?? 0;
   s.stepsSinceFull = full ? 0 : s.stepsSinceFull + 1;
   if (minProb < REFRESH_BELOW || s.stepsSinceFull >= REFRESH_EVERY) {
     s.focal = null;
     return;
   }
-  const mass = seen.map((_, j) => {
-    let m = 0;
-    for (let i = 0; i < used && i < t; i++) m += visAttn[(r * t + i) * width + j];
-    return m;
-  });
   s.focal = nextSelection(seen, mass, s.real, keep);
 }
