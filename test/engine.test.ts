@@ -11,6 +11,7 @@ import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
 import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
+import { tokenLimit } from '../src/engine/sequence.js';
 import { runVision } from '../src/engine/vision.js';
 import { RestartingVision } from '../src/engine/vision-runner.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
@@ -296,5 +297,17 @@ describe('the engine under concurrent reads', () => {
     } finally {
       await engine.close();
     }
+  });
+});
+
+describe('how long a line may run', () => {
+  it('a reading stops near the length of the CTC head\'s reading: a runaway repetition ends early, real lines never reach it', () => {
+    // A 245-token line whose CTC reading has 80 characters: 136 at most (it would be 249 by visual tokens alone).
+    assert.equal(tokenLimit(1000, 245, 1, 80), 136);
+    // The bundle's own cap and the visual tokens still bound it where they are lower.
+    assert.equal(tokenLimit(100, 245, 1, 80), 100);
+    assert.equal(tokenLimit(1000, 20, 1, 80), 24);
+    // A line the CTC head read nothing of still gets room for a short word.
+    assert.equal(tokenLimit(1000, 245, 1, 0), 16);
   });
 });

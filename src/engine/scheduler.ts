@@ -15,7 +15,7 @@ import { FloatPool } from './float-pool.js';
 import { KvCache } from './kv-cache.js';
 import { checkCrop, type GrayCrop } from './preprocess.js';
 import { type PositionRule, positionRule } from './positions.js';
-import { type LineOutput, type LineTask, type Pending, Sequence } from './sequence.js';
+import { type LineOutput, type LineTask, type Pending, Sequence, tokenLimit } from './sequence.js';
 import { emit, type ForwardObservation } from './step/emit.js';
 import { forward } from './step/forward.js';
 import { plan } from './step/plan.js';
@@ -248,8 +248,8 @@ export class Scheduler {
     }));
     const maxNew = this.bundle.config.decoding.maxNewTokens;
     this.nextGroup++;
-    // No line holds more characters than visual tokens; the cap also stops a runaway repetition.
-    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], ctcFrames[r] ?? [], bos, Math.min(maxNew, real[r] + 4 * p.task.crops.length), this.nextGroup, ms, real[r], this.policyFor(p.task)));
+    // No line holds more characters than visual tokens, nor many more than the CTC head read (tokenLimit).
+    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], ctcFrames[r] ?? [], bos, tokenLimit(maxNew, real[r], p.task.crops.length, ctc[r].length), this.nextGroup, ms, real[r], this.policyFor(p.task)));
     // The chunks join the running batch in one copy.
     const joining = Boolean(this.cache && this.vis && this.seqs.length);
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;

@@ -37,6 +37,21 @@ export interface LineOutput {
   visionMs: number;
 }
 
+/**
+ * A sequence runs away when the decoder loses its place and repeats ("Con Con Con ...") until its cap. Over
+ * the 1,742 lines of the evaluation line sets and 38 four-line docbank regions, no reading (of a region bundle's
+ * regions either, runaways aside) was longer than its CTC reading's length x 0.97 + 16 characters; a runaway region
+ * reached x 2.04. A sequence stops at x RUNAWAY_RATIO + RUNAWAY_SLACK: a page's run whose reading then has the
+ * wrong number of lines is read again line by line (Engine.readBlocks), so a runaway costs less and never stands.
+ */
+const RUNAWAY_RATIO = 1.5;
+const RUNAWAY_SLACK = 16;
+
+/** Most tokens a sequence may commit: the bundle's cap, a character per visual token (plus line breaks), and the runaway bound. */
+export function tokenLimit(maxNew: number, visual: number, crops: number, ctcLength: number): number {
+  return Math.min(maxNew, visual + 4 * crops, RUNAWAY_SLACK + Math.ceil(RUNAWAY_RATIO * ctcLength));
+}
+
 /** A read waiting for its line's result. */
 export interface Pending {
   task: LineTask;
