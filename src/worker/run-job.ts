@@ -5,7 +5,8 @@
  * with tries left, or its worker stopping.
  */
 import { DocumentError } from '../document/errors.js';
-import { renderWordFormat, WORD_FORMATS, type WordFormat } from '../document/formats/index.js';
+import { type RenderInput, renderTextFormat, WORD_FORMATS, type WordFormat } from '../document/formats/index.js';
+import { searchablePdf } from '../document/formats/searchable-pdf.js';
 import { DEFAULT_SOURCE_LIMITS, type SourceLimits } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
@@ -101,13 +102,10 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     const metrics = { ...doc.metrics };
     const rendered: Partial<Record<Exclude<WordFormat, 'pdf'>, string>> = {};
     let pdf: JobResult['pdf'];
-    for (const f of WORD_FORMATS) {
-      if (!formats.has(f)) continue;
-      const out = await renderWordFormat(f, { bytes, fileName: job.input.fileName, format: doc.format, pages: doc.pages, pdfDpi: limits.pdfDpi, software: { name: SOFTWARE_NAME, version: softwareVersion() } });
-      if (f !== 'pdf' || typeof out === 'string') {
-        if (f !== 'pdf') rendered[f] = String(out);
-        continue;
-      }
+    const render: RenderInput = { bytes, fileName: job.input.fileName, format: doc.format, pages: doc.pages, pdfDpi: limits.pdfDpi, software: { name: SOFTWARE_NAME, version: softwareVersion() } };
+    for (const f of ['hocr', 'alto', 'tsv'] as const) if (formats.has(f)) rendered[f] = renderTextFormat(f, render);
+    if (formats.has('pdf')) {
+      const out = await searchablePdf(render);
       try {
         await blobs.put(searchablePdfKey(jobId), out);
         pdf = { bytes: out.length };

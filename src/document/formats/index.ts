@@ -30,8 +30,8 @@ export interface RenderInput {
   software: { name: string; version: string };
 }
 
-/** One rendering: text formats as UTF-8 text, the PDF as bytes. */
-export async function renderWordFormat(format: WordFormat, input: RenderInput): Promise<string | Uint8Array> {
+/** The text renderings (hOCR, ALTO, TSV). */
+export function renderTextFormat(format: Exclude<WordFormat, 'pdf'>, input: RenderInput): string {
   switch (format) {
     case 'hocr':
       return toHocr(input.pages, { fileName: input.fileName, software: `${input.software.name} ${input.software.version}` });
@@ -39,7 +39,11 @@ export async function renderWordFormat(format: WordFormat, input: RenderInput): 
       return toAlto(input.pages, { fileName: input.fileName, softwareName: input.software.name, softwareVersion: input.software.version });
     case 'tsv':
       return toTsv(input.pages);
-    case 'pdf':
-      return searchablePdf({ bytes: input.bytes, format: input.format, pages: input.pages, pdfDpi: input.pdfDpi });
   }
+}
+
+/** One rendering: text formats as UTF-8 text, the searchable PDF as bytes. */
+export async function renderWordFormat(format: WordFormat, input: RenderInput): Promise<string | Uint8Array> {
+  if (format === 'pdf') return searchablePdf({ bytes: input.bytes, format: input.format, pages: input.pages, pdfDpi: input.pdfDpi });
+  return renderTextFormat(format, input);
 }
