@@ -55,11 +55,6 @@ export function readToSource(frame: PageFrame): Matrix {
   return concat(straight, unturn[frame.turn]);
 }
 
-/** A point of the read page -> the same point of the page as it came in. */
-export function toSourcePoint(frame: PageFrame, p: Point): Point {
-  return apply(readToSource(frame), p);
-}
-
 /** The smallest box holding `box`'s corners mapped by `m`. */
 export function mapBox(m: Matrix, box: Box): Box {
   const pts = [[box.x, box.y], [box.x + box.width, box.y], [box.x, box.y + box.height], [box.x + box.width, box.y + box.height]].map((p) => apply(m, p as Point));

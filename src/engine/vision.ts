@@ -52,12 +52,7 @@ export function keepVisualRows(s: VisualState, rows: readonly number[], layers: 
   return { k, v, mask, ctcLogits: ctc, batch: nb, visual: s.visual };
 }
 
-/** Greedy CTC reading of each row: collapse repeats, drop blanks. */
-export function ctcGreedy(s: VisualState, blank: number): number[][] {
-  return ctcGreedyFrames(s, blank).map((r) => r.ids);
-}
-
-/** The greedy CTC reading of each row, and the visual column (frame) where each of its characters was emitted. */
+/** The greedy CTC reading of each row (repeats collapsed, blanks dropped), and the column (frame) each character was emitted at. */
 export function ctcGreedyFrames(s: VisualState, blank: number): { ids: number[]; frames: number[] }[] {
   const { ctcLogits: x, mask, visual } = s;
   const vocab = x.length / (s.batch * visual);
