@@ -35,3 +35,19 @@ describe('recycled buffers for the batch state', () => {
     assert.ok(pool.bytes <= 4096 * 4);
   });
 });
+
+describe('the gather scratch', () => {
+  it('hands the same memory back step after step, grown only when a step needs more', () => {
+    const pool = new FloatPool();
+    const a = pool.scratch('k', 1000);
+    a[0] = 7;
+    const b = pool.scratch('k', 800);
+    assert.equal(b.buffer, a.buffer, 'a smaller step reuses the buffer');
+    assert.equal(b[0], 7, 'and does not pay to zero it');
+    const c = pool.scratch('k', 5000);
+    assert.equal(c.length, 5000);
+    assert.notEqual(c.buffer, a.buffer, 'a larger step grows it');
+    assert.notEqual(pool.scratch('v', 10).buffer, c.buffer, 'each key has its own');
+    assert.equal(pool.bytes, 0, 'scratch buffers are not the pool\'s to hand out');
+  });
+});

@@ -41,6 +41,22 @@ export class FloatPool {
     return view;
   }
 
+  /**
+   * A buffer for one use at a time, step after step (a pruned forward's gathered visual K/V): kept by `key`, grown
+   * when too small, never zeroed and never handed back. Taken fresh each step instead, a batch of 32 regions' gather
+   * (tens of MB, over the pool's cap) paid its page faults on every forward: 190 ms against 54 for the unpruned one.
+   */
+  scratch(key: string, length: number): Float32Array {
+    let buf = this.scratches.get(key);
+    if (!buf || buf.length < length) {
+      buf = new Float32Array(Math.ceil(length * 1.25));
+      this.scratches.set(key, buf);
+    }
+    return buf.subarray(0, length);
+  }
+
+  private readonly scratches = new Map<string, Float32Array>();
+
   /** Hand back arrays from take() that nothing reads any more; anything else is ignored, and so is a repeat. */
   give(...arrays: Float32Array[]): void {
     for (const a of arrays) {

@@ -37,7 +37,6 @@ export async function forward(ctx: StepContext, rec: StepRecord): Promise<void> 
   });
   const gathered = pruning ? gatherVisual(ctx.vis, selections, nLayers, nHeads, headDim, ctx.pool) : null;
   rec.out = await decoderStep(ctx.bundle, ctx.cache, gathered?.state ?? ctx.vis, { tokens, positions, attend });
-  if (gathered) ctx.pool.give(gathered.state.k, gathered.state.v);
   rec.forwardMs = performance.now() - t0;
   rec.layout = layout;
   rec.width = t;
