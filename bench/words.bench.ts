@@ -150,7 +150,7 @@ writeReport(values.out, report);
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 console.log(`\n${report.machine}; ${pages.length} DocBank pages\n`);
-console.log('| system | truth words | matched (same text, IoU >= 0.5) | same text at all | median IoU |');
+console.log('| system | truth words | matched (same text, IoU >= 0.5) | same text at all | median IoU (the pages\' medians) |');
 console.log('|---|---:|---:|---:|---:|');
 console.log(`| Specula | ${specula.truth} | ${pct(specula.share)} | ${pct(specula.sameText / specula.truth)} | ${specula.medianIou.toFixed(3)} |`);
 if (tesseract) console.log(`| tesseract | ${tesseract.truth} | ${pct(tesseract.share)} | ${pct(tesseract.sameText / tesseract.truth)} | ${tesseract.medianIou.toFixed(3)} |`);

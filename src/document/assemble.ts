@@ -4,7 +4,7 @@
  * a header or footer that is only a number becomes the page number; tables become markdown tables; figures
  * stay blocks with their box (markdown `<!-- image -->`, as docling writes it).
  */
-import type { Box } from './layout/ink.js';
+import { type Box, unionBox } from './layout/ink.js';
 import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
 import type { WordOut } from './word-boxes.js';
 import { headingMarkdown, listItemMarkdown, paragraphMarkdown, tableMarkdown } from './markdown.js';
@@ -91,14 +91,6 @@ function listItems(lines: readonly LineOut[]): LineOut[][] | null {
   return items.length >= Math.ceil(lines.length / 3) ? items : null;
 }
 
-function union(boxes: readonly Box[]): Box {
-  const x0 = Math.min(...boxes.map((b) => b.x));
-  const y0 = Math.min(...boxes.map((b) => b.y));
-  const x1 = Math.max(...boxes.map((b) => b.x + b.width));
-  const y1 = Math.max(...boxes.map((b) => b.y + b.height));
-  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
-}
-
 function meanConfidence(lines: readonly LineOut[]): number | null {
   const c = lines.map((l) => l.confidence).filter((x): x is number => x !== undefined);
   return c.length ? c.reduce((a, b) => a + b, 0) / c.length : null;
@@ -144,7 +136,7 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
         const numbered = /^\s*\(?(\d{1,3})[.)]/.exec(item[0].text);
         push({
           type: 'list_item',
-          box: union(item.map((l) => l.box)),
+          box: unionBox(item.map((l) => l.box)),
           markdown: listItemMarkdown(body, numbered ? Number(numbered[1]) : undefined),
           confidence: meanConfidence(item),
           lines: item,

@@ -76,6 +76,8 @@ export function toSourceBox(frame: PageFrame, box: Box): Box {
 
 /** A page read in `frame`'s turned and straightened page, with every box (blocks, lines, words) in the page as it came in. */
 export function inSourceFrame(page: PageOut, frame: PageFrame): PageOut {
+  // Most pages are read as they came: nothing to map.
+  if (frame.turn === 0 && !frame.degrees) return { ...page, width: frame.width, height: frame.height, skew: 0 };
   const map = (b: Box): Box => toSourceBox(frame, b);
   return {
     ...page,

@@ -32,8 +32,6 @@ export interface RegionReading extends LineReading {
   lineGlyphs?: Glyph[][];
 }
 
-/** What read() gives back per item: a line's reading, and for a region each crop's glyphs. */
-type ItemReading = LineReading & { perCrop?: Glyph[][] };
 
 export interface ReadMetrics extends SpecMetricsSnapshot {
   lines: number;
@@ -107,7 +105,8 @@ export class Engine {
   }
 
   async readLines(crops: readonly GrayCrop[], opts: ReadOptions = {}): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
-    return this.read(crops.map((c) => [c]), opts);
+    const { lines, metrics } = await this.read(crops.map((c) => [c]), opts);
+    return { lines, metrics };
   }
 
   /**
@@ -115,9 +114,9 @@ export class Engine {
    * the decoder attending to every line's visual tokens at once. Verifiers: greedy (the default here) or tree.
    */
   async readRegions(regions: readonly (readonly GrayCrop[])[], opts: ReadOptions = {}): Promise<{ regions: RegionReading[]; metrics: ReadMetrics }> {
-    const { lines, metrics } = await this.read(regions, { ...opts, decoding: this.regionDecoding(opts.decoding) }, true);
+    const { lines, glyphs, metrics } = await this.read(regions, { ...opts, decoding: this.regionDecoding(opts.decoding) }, true);
     return {
-      regions: lines.map(({ perCrop, glyphs: _, ...l }) => ({ ...l, lines: l.text.split('\n'), ...(perCrop ? { lineGlyphs: perCrop } : {}) })),
+      regions: lines.map((l, i) => ({ ...l, lines: l.text.split('\n'), ...(glyphs[i] ? { lineGlyphs: glyphs[i] } : {}) })),
       metrics,
     };
   }
@@ -179,8 +178,7 @@ export class Engine {
         return;
       }
       texts.forEach((text, j) => {
-        // A run of one line is read as a line: its glyphs are the reading's own.
-        const glyphs = r.perCrop?.[j] ?? (texts.length === 1 ? r.glyphs : undefined);
+        const glyphs = read.glyphs[k]?.[j];
         lines[runs[k].first + j] = { text, ids: this.bundle.tokenizer.encode(text), confidence: r.confidence, ctcText: r.ctcText.split('\n')[j] ?? '', ...(glyphs ? { glyphs } : {}) };
       });
     });
@@ -195,7 +193,7 @@ export class Engine {
   }
 
   /** `regions`: the items are read with region decoding (a region bundle's lines, as well as its regions). */
-  private async read(items: readonly (readonly GrayCrop[])[], opts: ReadOptions, regions = false): Promise<{ lines: ItemReading[]; metrics: ReadMetrics }> {
+  private async read(items: readonly (readonly GrayCrop[])[], opts: ReadOptions, regions = false): Promise<{ lines: LineReading[]; glyphs: (Glyph[][] | undefined)[]; metrics: ReadMetrics }> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     const decoding = this.resolve(opts.decoding, { regions });
     const { tokenizer } = this.bundle;
@@ -206,7 +204,9 @@ export class Engine {
     // Narrow lines first: lines admitted together pad to the widest of them.
     const widest = items.map((crops) => Math.max(...crops.map((c) => c.width)));
     const order = items.map((_, i) => i).sort((a, b) => widest[a] - widest[b]);
-    const lines: ItemReading[] = new Array(items.length);
+    const lines: LineReading[] = new Array(items.length);
+    // Asked for (align): each item's glyphs, one list per crop (a line's reading carries its own as `glyphs` too).
+    const glyphs: (Glyph[][] | undefined)[] = new Array(items.length);
     await Promise.all(order.map(async (i) => {
       const out = await this.scheduler.read({
         crops: items[i],
@@ -221,12 +221,13 @@ export class Engine {
         onTokens: opts.onTokens ? (ids, fromDraft, drafted) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft, drafted) : undefined,
       });
       metrics.vision(out.visionGroup, out.visionMs);
-      const glyphs = out.glyphs ? { glyphs: out.glyphs.flat(), ...(items[i].length > 1 ? { perCrop: out.glyphs } : {}) } : {};
-      const reading = { text: tokenizer.decode(out.ids), ids: out.ids, confidence: out.confidence, ctcText: tokenizer.decode(out.ctc), ...glyphs };
+      glyphs[i] = out.glyphs;
+      const own = out.glyphs && items[i].length === 1 ? { glyphs: out.glyphs[0] } : {};
+      const reading = { text: tokenizer.decode(out.ids), ids: out.ids, confidence: out.confidence, ctcText: tokenizer.decode(out.ctc), ...own };
       lines[i] = reading;
       opts.onLine?.(i, reading);
     }));
-    return { lines, metrics: { lines: items.length, ...metrics.snapshot() } };
+    return { lines, glyphs, metrics: { lines: items.length, ...metrics.snapshot() } };
   }
 
   /**

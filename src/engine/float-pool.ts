@@ -9,6 +9,7 @@ export class FloatPool {
   /** Buffers this pool made: only those come back (an array from elsewhere is left to the GC). */
   private readonly owned = new WeakSet<ArrayBufferLike>();
   private retained = 0;
+  private readonly scratches = new Map<string, Float32Array>();
 
   /**
    * What is held for reuse at most. 128 MiB holds a full batch's visual K and V (32 lines of 400 visual tokens:
@@ -54,8 +55,6 @@ export class FloatPool {
     }
     return buf.subarray(0, length);
   }
-
-  private readonly scratches = new Map<string, Float32Array>();
 
   /** Hand back arrays from take() that nothing reads any more; anything else is ignored, and so is a repeat. */
   give(...arrays: Float32Array[]): void {

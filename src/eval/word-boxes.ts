@@ -85,6 +85,7 @@ export function scoreWordBoxes(truth: readonly ScoredWord[], predicted: readonly
   return { truth: truth.length, predicted: predicted.length, matched, sameText, medianIou: ious.length ? ious[ious.length >> 1] : 0 };
 }
 
+/** The pages' scores together; `medianIou` is the median of the pages' own medians. */
 export function sumScores(scores: readonly WordBoxScore[]): WordBoxScore & { share: number } {
   const s = scores.reduce((a, b) => ({ truth: a.truth + b.truth, predicted: a.predicted + b.predicted, matched: a.matched + b.matched, sameText: a.sameText + b.sameText, medianIou: 0 }), { truth: 0, predicted: 0, matched: 0, sameText: 0, medianIou: 0 });
   const ious = scores.map((x) => x.medianIou).sort((a, b) => a - b);

@@ -5,7 +5,7 @@
  * page_header, ...); a table is a ComposedBlock of TYPE table and a figure an Illustration.
  */
 import type { BlockOut, LineOut, PageOut } from '../assemble.js';
-import type { Box } from '../layout/ink.js';
+import { type Box, unionBox } from '../layout/ink.js';
 import { blockBox, lineBox, wordsOf } from './words-of.js';
 import { xmlEscape } from './xml.js';
 
@@ -17,15 +17,6 @@ export interface AltoOptions {
 }
 
 const pos = (b: Box): string => `HPOS="${b.x}" VPOS="${b.y}" WIDTH="${b.width}" HEIGHT="${b.height}"`;
-
-function union(boxes: readonly Box[], fallback: Box): Box {
-  if (!boxes.length) return fallback;
-  const x0 = Math.min(...boxes.map((b) => b.x));
-  const y0 = Math.min(...boxes.map((b) => b.y));
-  const x1 = Math.max(...boxes.map((b) => b.x + b.width));
-  const y1 = Math.max(...boxes.map((b) => b.y + b.height));
-  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
-}
 
 function line(l: LineOut, id: string): string {
   const words = wordsOf(l);
@@ -66,7 +57,7 @@ function page(pg: PageOut): string {
   const blocks = pg.blocks.map((b, k) => block(b, `p${p}_b${k + 1}`)).filter(Boolean).join('\n');
   return [
     `    <Page ID="page_${p}" PHYSICAL_IMG_NR="${p}" WIDTH="${pg.width}" HEIGHT="${pg.height}">`,
-    `      <PrintSpace ${pos(union(pg.blocks.map((b) => b.box), full))}>`,
+    `      <PrintSpace ${pos(pg.blocks.length ? unionBox(pg.blocks.map((b) => b.box)) : full)}>`,
     blocks,
     '      </PrintSpace>',
     '    </Page>',

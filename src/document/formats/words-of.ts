@@ -5,7 +5,7 @@
  * without word boxes is refused rather than written with made-up boxes.
  */
 import type { BlockOut, LineOut } from '../assemble.js';
-import type { Box } from '../layout/ink.js';
+import { type Box, unionBox } from '../layout/ink.js';
 import type { WordOut } from '../word-boxes.js';
 
 export function wordsOf(line: LineOut): WordOut[] {
@@ -14,26 +14,12 @@ export function wordsOf(line: LineOut): WordOut[] {
   return line.words;
 }
 
-function union(first: Box, rest: readonly Box[]): Box {
-  let x0 = first.x;
-  let y0 = first.y;
-  let x1 = first.x + first.width;
-  let y1 = first.y + first.height;
-  for (const b of rest) {
-    x0 = Math.min(x0, b.x);
-    y0 = Math.min(y0, b.y);
-    x1 = Math.max(x1, b.x + b.width);
-    y1 = Math.max(y1, b.y + b.height);
-  }
-  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
-}
-
 /** A line's box grown to hold its words. */
 export function lineBox(line: LineOut): Box {
-  return union(line.box, wordsOf(line).map((w) => w.box));
+  return unionBox([line.box, ...wordsOf(line).map((w) => w.box)]);
 }
 
 /** A block's box grown to hold its lines (as lineBox gives them). */
 export function blockBox(block: BlockOut): Box {
-  return union(block.box, block.lines.filter((l) => l.text.trim()).map(lineBox));
+  return unionBox([block.box, ...block.lines.filter((l) => l.text.trim()).map(lineBox)]);
 }

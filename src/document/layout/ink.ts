@@ -11,6 +11,21 @@ export interface Box {
   height: number;
 }
 
+/** The smallest box holding every one of `boxes` (at least one). */
+export function unionBox(boxes: readonly Box[]): Box {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const b of boxes) {
+    x0 = Math.min(x0, b.x);
+    y0 = Math.min(y0, b.y);
+    x1 = Math.max(x1, b.x + b.width);
+    y1 = Math.max(y1, b.y + b.height);
+  }
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
 export interface InkMap {
   width: number;
   height: number;
