@@ -2,15 +2,16 @@
  * stopping worker's running jobs (finished within the grace period, else handed back). */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { BullJobQueue } from '../src/jobs/bullmq-queue.js';
 import { WorkerStopping } from '../src/jobs/queue.js';
 
-const REDIS = process.env.SPECULA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { assertRedisReachable, TEST_REDIS as REDIS } from './helpers/redis.js';
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 describe('the BullMQ job queue', () => {
+  before(() => assertRedisReachable(REDIS));
   const queues: BullJobQueue[] = [];
   const prefixes: string[] = [];
   const make = (opts: Partial<ConstructorParameters<typeof BullJobQueue>[0]> = {}): BullJobQueue => {

@@ -17,7 +17,7 @@ import { RedisServer, type SpeculaProcess, startSpecula } from './helpers/proces
 
 type Started = Awaited<ReturnType<typeof startSpecula>>;
 
-const REDIS = process.env.SPECULA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { assertRedisReachable, TEST_REDIS as REDIS } from './helpers/redis.js';
 const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) {
   __typename ... on JobEvent { seq } ... on TokenDelta { page line text } ... on JobRestarted { attempt } ... on JobFailed { code message }
 } }`;
@@ -46,6 +46,7 @@ async function job(client: ApiClient, id: string): Promise<Job> {
 }
 
 describe('the distributed mode: an API process, worker processes, Redis', () => {
+  before(() => assertRedisReachable(REDIS));
   const procs: SpeculaProcess[] = [];
   after(() => {
     for (const p of procs) p.kill('SIGKILL');

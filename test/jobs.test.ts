@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import type { EventLog, Sequenced } from '../src/jobs/events.js';
 import { createBackends } from '../src/jobs/backends.js';
@@ -16,7 +16,9 @@ import { RedisEventLog, REPLAY_PAGE } from '../src/jobs/redis-event-log.js';
 import { RedisJobStore } from '../src/jobs/redis-store.js';
 import type { JobStore } from '../src/jobs/store.js';
 
-const REDIS = process.env.SPECULA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+import { assertRedisReachable, TEST_REDIS as REDIS } from './helpers/redis.js';
+
+before(() => assertRedisReachable(REDIS));
 
 async function collect(it: AsyncIterable<Sequenced>): Promise<Sequenced[]> {
   const out: Sequenced[] = [];
