@@ -5,13 +5,19 @@
  * once and does not lose its place, where the decoder, on long lines, sometimes does.
  *
  * A state holds, per frame t, the log-probability that the prefix is complete at t and its last frame is that
- * last character (rn) or a blank (rb). Extending it by one character is O(frames).
+ * last character (rn) or a blank (rb). Those are only held over a window of frames: where the prefix can end
+ * with a probability within e^-WINDOW of its likeliest ending frame (a few frames round where the head aligns it;
+ * windowed scoring as ESPnet's CTC prefix scorer does it). Outside, they count as zero. Extending a state by one
+ * character is O(its window), not O(frames): the full-width recursion spent the joint verifier's time on sums of
+ * probabilities under e^-300, and its per-frame arrays on garbage collection.
  */
 
 export interface PrefixState {
-  /** log P(the prefix, ending at frame t in its last character) */
+  /** The first frame of the window. */
+  lo: number;
+  /** log P(the prefix, ending at frame lo + i in its last character) */
   rn: Float64Array;
-  /** log P(the prefix, ending at frame t in a blank) */
+  /** log P(the prefix, ending at frame lo + i in a blank) */
   rb: Float64Array;
   /** log P(the line's reading begins with this prefix) (0 for the empty prefix) */
   score: number;
@@ -20,9 +26,15 @@ export interface PrefixState {
 }
 
 /**
+ * How far (in nats) below a state's likeliest frame a frame may fall and still be held. Dropping the rest changes
+ * a score by under e^-WINDOW relative to the state's own probability, so a choice between candidates changes only
+ * where the CTC head already gives a candidate under e^-WINDOW, with the decoder then deciding alone.
+ */
+export const WINDOW = 64;
+
+/**
  * Beyond this gap, log(e^a + e^b) is the larger of the two to within 1e-16 relative (log1p(e^-37) < 1e-16, under
- * a float64's step at any |score| >= 1): most frames lie far from where the prefix is aligned, so most sums skip
- * the exp and log1p that cost the joint verifier most of its time.
+ * a float64's step at any |score| >= 1): the sum skips its exp and log1p.
  */
 const NEGLIGIBLE = 37;
 
@@ -33,9 +45,14 @@ function logAdd(a: number, b: number): number {
   return d > 0 ? a + Math.log1p(Math.exp(-d)) : b + Math.log1p(Math.exp(d));
 }
 
+const EMPTY = new Float64Array(0);
+
 export class CtcPrefixScorer {
   /** log-softmax of the head's logits over the line's real frames, [frames, vocab]. */
   private readonly logp: Float32Array;
+  /** Scratch for a state being extended, [frames] each; the kept window is copied out. */
+  private readonly rnAt: Float64Array;
+  private readonly rbAt: Float64Array;
 
   /** `logits`: the CTC head's logits for one line, [at least frames, vocab]. */
   constructor(logits: Float32Array, readonly frames: number, readonly vocab: number, readonly blank: number) {
@@ -44,60 +61,102 @@ export class CtcPrefixScorer {
     for (let t = 0, row = 0; t < frames; t++, row += vocab) {
       let max = -Infinity;
       for (let c = row; c < row + vocab; c++) if (logits[c] > max) max = logits[c];
+      // Terms under e^-40 of the largest add under 222 * e^-40 < 1e-15 to the sum: float64 noise, and no exp.
       let sum = 0;
-      for (let c = row; c < row + vocab; c++) sum += Math.exp(logits[c] - max);
+      const floor = max - 40;
+      for (let c = row; c < row + vocab; c++) if (logits[c] > floor) sum += Math.exp(logits[c] - max);
       const norm = max + Math.log(sum);
       for (let c = row; c < row + vocab; c++) logp[c] = logits[c] - norm;
     }
     this.logp = logp;
+    this.rnAt = new Float64Array(frames);
+    this.rbAt = new Float64Array(frames);
   }
 
   /** The empty prefix: no character yet, blanks only. */
   initial(): PrefixState {
-    const rn = new Float64Array(this.frames).fill(-Infinity);
     const rb = new Float64Array(this.frames);
     let acc = 0;
-    for (let t = 0; t < this.frames; t++) {
-      acc += this.logp[t * this.vocab + this.blank];
-      rb[t] = acc;
+    let n = 0;
+    // Blanks only from the first frame: the running sum only falls, so the window is its head.
+    while (n < this.frames) {
+      acc += this.logp[n * this.vocab + this.blank];
+      if (n > 0 && acc < rb[0] - WINDOW) break;
+      rb[n++] = acc;
     }
-    return { rn, rb, score: 0, last: -1 };
+    return { lo: 0, rn: new Float64Array(n).fill(-Infinity), rb: rb.slice(0, n), score: 0, last: -1 };
   }
 
   /** The prefix followed by character `c`. */
   extend(s: PrefixState, c: number): PrefixState {
     const T = this.frames;
     const V = this.vocab;
-    const rn = new Float64Array(T);
-    const rb = new Float64Array(T);
-    if (T === 0) return { rn, rb, score: -Infinity, last: c };
-    const { logp, blank } = this;
+    const sn = s.rn.length;
+    if (T === 0 || sn === 0) return { lo: 0, rn: EMPTY, rb: EMPTY, score: -Infinity, last: c };
+    const { logp, blank, rnAt, rbAt } = this;
     const repeat = s.last === c;
     const srn = s.rn;
     const srb = s.rb;
-    let rnPrev = s.last < 0 ? logp[c] : -Infinity;
+    const sLo = s.lo;
+    // The new prefix can end no earlier than a frame after the old one can (or at frame 0, for a first character).
+    let t = sLo + 1;
+    let first = t;
+    let rnPrev = -Infinity;
     let rbPrev = -Infinity;
-    rn[0] = rnPrev;
-    rb[0] = rbPrev;
-    let psi = rnPrev;
-    for (let t = 1, at = V; t < T; t++, at += V) {
-      // A repeated character needs a blank between its two occurrences.
-      const phi = repeat ? srb[t - 1] : logAdd(srb[t - 1], srn[t - 1]);
+    let psi = -Infinity;
+    let max = -Infinity;
+    if (s.last < 0) {
+      rnPrev = logp[c];
+      rbPrev = -Infinity;
+      rnAt[0] = rnPrev;
+      rbAt[0] = rbPrev;
+      psi = rnPrev;
+      max = rnPrev;
+      first = 0;
+    }
+    for (let at = t * V; t < T; t++, at += V) {
+      const k = t - 1 - sLo;
+      let phi = -Infinity;
+      if (k < sn) {
+        // A repeated character needs a blank between its two occurrences.
+        phi = repeat ? srb[k] : logAdd(srb[k], srn[k]);
+      } else if (rnPrev < max - WINDOW && rbPrev < max - WINDOW) {
+        // Past the old window nothing flows in, and the prefix's probability of being complete only falls.
+        break;
+      }
       const x = logp[at + c];
       const n = logAdd(rnPrev, phi) + x;
       const b = logAdd(rbPrev, rnPrev) + logp[at + blank];
-      psi = logAdd(psi, phi + x);
-      rn[t] = n;
-      rb[t] = b;
+      if (phi !== -Infinity) psi = logAdd(psi, phi + x);
+      rnAt[t] = n;
+      rbAt[t] = b;
+      if (n > max) max = n;
+      if (b > max) max = b;
       rnPrev = n;
       rbPrev = b;
     }
-    return { rn, rb, score: psi, last: c };
+    // Keep the frames within WINDOW of the likeliest; the right end stays as computed so that end() can carry
+    // it on to the last frame.
+    let lo = first;
+    while (lo < t && rnAt[lo] < max - WINDOW && rbAt[lo] < max - WINDOW) lo++;
+    return { lo, rn: rnAt.slice(lo, t), rb: rbAt.slice(lo, t), score: psi, last: c };
   }
 
   /** log P(the line's reading is exactly this prefix): what ending it here (EOS) scores. */
   end(s: PrefixState): number {
     const T = this.frames;
-    return T === 0 ? 0 : logAdd(s.rn[T - 1], s.rb[T - 1]);
+    if (T === 0) return 0;
+    const n = s.rn.length;
+    if (n === 0) return -Infinity;
+    let rn = s.rn[n - 1];
+    let rb = s.rb[n - 1];
+    // A window that stops short of the last frame: the prefix stays complete through blanks or its last
+    // character repeated (what its recursion would give with nothing flowing in from before).
+    for (let t = s.lo + n, at = t * this.vocab; t < T; t++, at += this.vocab) {
+      const b = logAdd(rb, rn) + this.logp[at + this.blank];
+      rn = s.last < 0 ? -Infinity : rn + this.logp[at + s.last];
+      rb = b;
+    }
+    return logAdd(rn, rb);
   }
 }
