@@ -194,14 +194,18 @@ def quantize_convs(gr: Graph, scales: list[float]):
         scale = scales[i] / 255
         t = relu.output[0]
         qdq(t, scale, f"qconv{i}_relu")
-        for mul in only(t, "Mul"):  # consumers are indexed by the tensors' names before rewiring
-            mask = [m for m in mul.input if m != dequantised[t]][0]
-            qdq(mask, 1.0, f"qconv{i}_mask")  # 0/1: exact at scale 1
-            t = mul.output[0]
-            qdq(t, scale, f"qconv{i}_masked")
-        for pool in only(t, "MaxPool"):
-            t = pool.output[0]
-            qdq(t, scale, f"qconv{i}_pool")
+        # On to the next conv: the block's max pool and column mask, in either order (model.py pools first since
+        # the pool-first graph; older graphs mask first). Consumers are indexed by the tensors' names before rewiring.
+        while nxt := only(t, "MaxPool") + only(t, "Mul"):
+            n = nxt[0]
+            if n.op_type == "Mul":
+                mask = [m for m in n.input if m != dequantised[t]][0]
+                qdq(mask, 1.0, f"qconv{i}_mask")  # 0/1: exact at scale 1
+                t = n.output[0]
+                qdq(t, scale, f"qconv{i}_masked")
+            else:
+                t = n.output[0]
+                qdq(t, scale, f"qconv{i}_pool")
         scale_in = scale
     nodes = []
     for key in [k for k in after if k.endswith(":weights")]:

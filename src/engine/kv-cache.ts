@@ -55,9 +55,19 @@ export class KvCache {
         const pick = picks[b];
         if (!pick.length) continue;
         const len = this.lengths[b];
+        // A chain's accepted prefix is one run of positions: one copy per head instead of one per token (the
+        // per-token views were most of the garbage a step made).
+        const first = pick[0];
+        const run = pick.every((p, i) => p === first + i);
         for (let h = 0; h < heads; h++) {
           const src = (((l * batch + b) * heads + h) * t) * dh;
           const dst = (((l * batch + b) * heads + h) * this.capacity + len) * dh;
+          if (run) {
+            const s = src + first * dh;
+            this.k.set(newK.subarray(s, s + pick.length * dh), dst);
+            this.v.set(newV.subarray(s, s + pick.length * dh), dst);
+            continue;
+          }
           for (let i = 0; i < pick.length; i++) {
             const s = src + pick[i] * dh;
             this.k.set(newK.subarray(s, s + dh), dst + i * dh);

@@ -63,7 +63,10 @@ export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: r
       const dst = base + y * width;
       for (let x = 0; x < w; x++) pixels[dst + x] = (hi - data[src + x]) * scale;
     }
-    widths[b] = BigInt(c.width);
+    // A real width of whole visual tokens, the paper-coloured columns up to it included: training's normalise
+    // pads every line so (its widths are always multiples of the stride), and the graph may then pool before it
+    // masks (no pooling window straddles a row's edge).
+    widths[b] = BigInt(Math.ceil(w / spec.widthMultiple) * spec.widthMultiple);
   });
   return { pixels, widths, batch: crops.length, width, ...(lines ? { lines: BigInt64Array.from(lines, (l) => BigInt(l)) } : {}) };
 }

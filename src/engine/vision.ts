@@ -96,6 +96,14 @@ export function concatVisual(states: readonly VisualState[], layers: number, hea
   for (const s of states) {
     const tok = s.visual * headDim;
     for (let l = 0; l < layers; l++) {
+      if (s.visual === V) {
+        // Rows as wide as the result: the state's whole layer is one block.
+        const n = s.batch * heads * tok;
+        const dst = (l * B + offset) * heads * tok;
+        k.set(s.k.subarray(l * n, (l + 1) * n), dst);
+        v.set(s.v.subarray(l * n, (l + 1) * n), dst);
+        continue;
+      }
       for (let r = 0; r < s.batch; r++) {
         for (let h = 0; h < heads; h++) {
           const src = ((l * s.batch + r) * heads + h) * tok;
