@@ -48,22 +48,32 @@ function cellStats(page: GrayPage): CellStats {
   const rows = Math.ceil(page.height / CELL);
   const median = new Uint8Array(cols * rows);
   const flat = new Uint8Array(cols * rows);
+  // The histogram is touched, searched and cleared only between the cell's darkest and lightest grey: a cell
+  // of paper spans a few levels, not 256 (a page is mostly paper; the full-width version was a tenth of layout).
   const hist = new Uint32Array(256);
+  const { data } = page;
   for (let cy = 0; cy < rows; cy++) {
     for (let cx = 0; cx < cols; cx++) {
-      hist.fill(0);
       const x1 = Math.min(page.width, (cx + 1) * CELL);
       const y1 = Math.min(page.height, (cy + 1) * CELL);
+      let lo = 255;
+      let hi = 0;
       for (let y = cy * CELL; y < y1; y++) {
         const row = y * page.width;
-        for (let x = cx * CELL; x < x1; x++) hist[page.data[row + x]]++;
+        for (let x = cx * CELL; x < x1; x++) {
+          const g = data[row + x];
+          hist[g]++;
+          if (g < lo) lo = g;
+          if (g > hi) hi = g;
+        }
       }
       const n = (x1 - cx * CELL) * (y1 - cy * CELL);
       let seen = 0;
-      let m = 0;
-      while (m < 255 && seen + hist[m] <= n / 2) seen += hist[m++];
+      let m = lo;
+      while (m < hi && seen + hist[m] <= n / 2) seen += hist[m++];
       let near = 0;
-      for (let g = Math.max(0, m - FLAT_SPREAD); g <= Math.min(255, m + FLAT_SPREAD); g++) near += hist[g];
+      for (let g = Math.max(lo, m - FLAT_SPREAD); g <= Math.min(hi, m + FLAT_SPREAD); g++) near += hist[g];
+      hist.fill(0, lo, hi + 1);
       median[cy * cols + cx] = m;
       flat[cy * cols + cx] = near >= FLAT_SHARE * n ? 1 : 0;
     }

@@ -12,7 +12,7 @@ export type DraftLengthSetting = number | 'auto';
 export const MAX_DRAFT_LENGTH = 32;
 
 /** Piecewise-linear through (xs, ys), extended linearly past both ends; xs ascending. */
-function interp(xs: readonly number[], ys: readonly number[], x: number): number {
+function interp(xs: ArrayLike<number>, ys: ArrayLike<number>, x: number): number {
   if (xs.length === 1) return ys[0];
   let i = 1;
   while (i < xs.length - 1 && xs[i] < x) i++;
@@ -28,11 +28,22 @@ export interface CostPoint {
 /** Forward cost by batch size and tokens per row, measured on this machine (see Scheduler.calibrate). */
 export class CostTable {
   private readonly batches: number[];
-  private readonly rows: Map<number, CostPoint[]>;
+  private readonly logBatches: number[];
+  /** Per measured batch size: tokens per row (ascending) and the forward's ms, and the ms at one token per row. */
+  private readonly xs: number[][];
+  private readonly ys: number[][];
+  private readonly atOne: number[];
+  /** Scratch for relative(): a draft-length choice asks it 32 times per row per step, and must not make garbage. */
+  private readonly rel: Float64Array;
 
   constructor(readonly points: readonly CostPoint[]) {
     this.batches = [...new Set(points.map((p) => p.batch))].sort((a, b) => a - b);
-    this.rows = new Map(this.batches.map((b) => [b, points.filter((p) => p.batch === b).sort((x, y) => x.perRow - y.perRow)]));
+    this.logBatches = this.batches.map(Math.log);
+    const rows = this.batches.map((b) => points.filter((p) => p.batch === b).sort((x, y) => x.perRow - y.perRow));
+    this.xs = rows.map((row) => row.map((p) => p.perRow));
+    this.ys = rows.map((row) => row.map((p) => p.ms));
+    this.atOne = this.xs.map((xs, i) => interp(xs, this.ys[i], 1));
+    this.rel = new Float64Array(this.batches.length);
   }
 
   /**
@@ -41,15 +52,13 @@ export class CostTable {
    * tokens costs (a plain step drafts nothing).
    */
   relative(batch: number, perRow: number, overheadMs = 0, draftMs = 0): number {
-    const rel = this.batches.map((b) => {
-      const row = this.rows.get(b) as CostPoint[];
-      const xs = row.map((p) => p.perRow);
-      const ys = row.map((p) => p.ms);
-      const scale = b / Math.max(1, batch); // the overhead measured at `batch` rows, as it would be at b rows
-      return (interp(xs, ys, perRow) + (overheadMs + draftMs) * scale) / (interp(xs, ys, 1) + overheadMs * scale);
-    });
+    const { rel } = this;
+    for (let i = 0; i < this.batches.length; i++) {
+      const scale = this.batches[i] / Math.max(1, batch); // the overhead measured at `batch` rows, as it would be at b rows
+      rel[i] = (interp(this.xs[i], this.ys[i], perRow) + (overheadMs + draftMs) * scale) / (this.atOne[i] + overheadMs * scale);
+    }
     const b = Math.min(Math.max(batch, this.batches[0]), this.batches[this.batches.length - 1]);
-    return interp(this.batches.map(Math.log), rel, Math.log(b));
+    return interp(this.logBatches, rel, Math.log(b));
   }
 }
 
