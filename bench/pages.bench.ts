@@ -218,10 +218,12 @@ const plot = values.out.replace(/\.json$/, '') + '.png';
 writeFileSync(plot, await sharp(Buffer.from(svg)).png().toBuffer());
 
 console.log(`\n${report.machine}; ${report.timing}\n`);
-console.log('| set | system | pages | pages/s | NED | peak RSS MB | load s | ms/page: render, flatten, layout, crop, vision, decode, assemble |');
+// The stage names as the reader reported them (a fixed list here once left out 'orient' and shifted the rest).
+const stageNames = Object.keys(rows.find((r) => r.stageMsPerPage)?.stageMsPerPage ?? {});
+console.log(`| set | system | pages | pages/s | NED | peak RSS MB | load s | ms/page: ${stageNames.join(', ')} |`);
 console.log('|---|---|---:|---:|---:|---:|---:|---|');
 for (const r of rows) {
-  const st = r.stageMsPerPage ? Object.values(r.stageMsPerPage).map((v) => v.toFixed(0)).join(', ') : '';
+  const st = r.stageMsPerPage ? stageNames.map((k) => (r.stageMsPerPage?.[k] ?? 0).toFixed(0)).join(', ') : '';
   console.log(`| ${r.set} | ${r.system} | ${r.pages} | ${r.pagesPerSecond.toFixed(2)} | ${r.ned.toFixed(3)} | ${r.peakRssMb?.toFixed(0) ?? '-'} | ${r.loadSeconds?.toFixed(2) ?? ''} | ${st} |`);
 }
 for (const s of speedups) {

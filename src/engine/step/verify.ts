@@ -21,8 +21,11 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
     if (s.done) return;
     const draft = drafts[r];
     const lines = s.p.task.crops.length;
+    // One array per position, however often it is asked for: the verifier and the token probabilities below
+    // read the same positions, and logSumExp keeps its result per array.
+    const seen: Float32Array[] = [];
     const view: RowLogits = {
-      at: (i) => withForbidden(out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab), ctx.positions.forbidden(layout[r].positions[i], lines)),
+      at: (i) => (seen[i] ??= withForbidden(out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab), ctx.positions.forbidden(layout[r].positions[i], lines))),
     };
     const verdict = s.p.task.verifier.verify(draft, view, verifiedLine(s, ctx.vis, r));
     const forwardView: ForwardView = {
