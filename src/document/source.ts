@@ -3,9 +3,10 @@
  * no system install). Pages are rendered one at a time, only those asked for; a PDF's text layer is kept
  * apart (a drafting reference, never the answer). The format comes from the bytes, never the file name.
  */
-import * as mupdf from 'mupdf';
+import type * as mupdf from 'mupdf';
 import sharp from 'sharp';
 import { decodeImage, DEFAULT_LIMITS, type GrayPage, type ImageLimits } from './decode-image.js';
+import { drainMupdfLog as drainLog, loadMupdf, type MupdfModule } from './mupdf.js';
 import { DocumentError } from './errors.js';
 import { parsePageRange } from './page-range.js';
 import { sniffFormat, type SniffedFormat } from './sniff.js';
@@ -31,15 +32,6 @@ export interface DocumentSource {
   close(): void;
 }
 
-// mupdf reports repairs of damaged files and missing objects on its log, not as exceptions: a PDF cut short opens
-// (repaired) and its pages render blank. The log is kept off the console and read after each call: a page that
-// comes out blank from a damaged file is a CORRUPT_PDF, not an empty success. (mupdf's calls are synchronous, so
-// the messages after a call are that call's.)
-const mupdfLog: string[] = [];
-mupdf.setLog({ error: (m: string) => void mupdfLog.push(m), warning: (m: string) => void mupdfLog.push(m) });
-function drainLog(): string[] {
-  return mupdfLog.splice(0, mupdfLog.length);
-}
 
 function pickPages(pageCount: number, range: string | undefined, file: string, limits: SourceLimits): number[] {
   if (pageCount === 0) throw new DocumentError('EMPTY_DOCUMENT', file, 'the document has no pages');
@@ -56,11 +48,13 @@ function pickPages(pageCount: number, range: string | undefined, file: string, l
   return Array.from({ length: pageCount }, (_, i) => i);
 }
 
-function openPdf(bytes: Uint8Array, file: string, range: string | undefined, limits: SourceLimits): DocumentSource {
+// A page that comes out blank from a damaged file is a CORRUPT_PDF, not an empty success: mupdf says so on its
+// log (mupdf.ts), not with an exception.
+function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string | undefined, limits: SourceLimits): DocumentSource {
   let doc: mupdf.Document;
   drainLog();
   try {
-    doc = mupdf.Document.openDocument(bytes, 'application/pdf');
+    doc = m.Document.openDocument(bytes, 'application/pdf');
   } catch (e) {
     drainLog();
     throw new DocumentError('CORRUPT_PDF', file, `the PDF cannot be opened (${(e as Error).message})`);
@@ -149,7 +143,7 @@ function openPdf(bytes: Uint8Array, file: string, range: string | undefined, lim
     }
     let pix: mupdf.Pixmap | null = null;
     try {
-      pix = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceGray, false);
+      pix = page.toPixmap(m.Matrix.scale(scale, scale), m.ColorSpace.DeviceGray, false);
       const width = pix.getWidth();
       const height = pix.getHeight();
       const stride = pix.getStride();
@@ -191,5 +185,5 @@ export async function openSource(bytes: Uint8Array, file: string, range?: string
   if (format === null) {
     throw new DocumentError('UNSUPPORTED_FORMAT', file, 'not a supported document (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them');
   }
-  return format === 'pdf' ? openPdf(bytes, file, range, limits) : openImage(bytes, file, format, range, limits);
+  return format === 'pdf' ? openPdf(await loadMupdf(), bytes, file, range, limits) : openImage(bytes, file, format, range, limits);
 }

@@ -5,7 +5,8 @@
  * page (a JPEG kept byte for byte, anything else as lossless PNG). A PDF input keeps its pages as they are, with
  * the text layer added only to the pages that had none; pages not read are kept too. Written with mupdf.
  */
-import * as mupdf from 'mupdf';
+import type * as mupdf from 'mupdf';
+import { loadMupdf, type MupdfModule } from '../mupdf.js';
 import sharp from 'sharp';
 import type { PageOut } from '../assemble.js';
 import { concat, invert, mapBox, type Matrix, readToSource } from '../page-geometry.js';
@@ -85,9 +86,9 @@ function textLayer(page: PageOut, font: mupdf.Font, pxPerPt: number, toPdf: Matr
   return ops.join('\n');
 }
 
-async function imagePdf(input: SearchablePdfInput): Promise<mupdf.PDFDocument> {
-  const doc = new mupdf.PDFDocument();
-  const font = new mupdf.Font('Helvetica');
+async function imagePdf(m: MupdfModule, input: SearchablePdfInput): Promise<mupdf.PDFDocument> {
+  const doc = new m.PDFDocument();
+  const font = new m.Font('Helvetica');
   const fontRef = doc.addFont(font);
   for (const page of input.pages) {
     const multi = input.format === 'tiff' || input.format === 'gif' || input.format === 'webp';
@@ -95,7 +96,7 @@ async function imagePdf(input: SearchablePdfInput): Promise<mupdf.PDFDocument> {
     const meta = await img.metadata();
     const dpi = meta.density && meta.density >= 100 ? meta.density : DEFAULT_IMAGE_DPI;
     const encoded = input.format === 'jpeg' ? input.bytes : await img.png().toBuffer();
-    const image = new mupdf.Image(encoded);
+    const image = new m.Image(encoded);
     const pxPerPt = dpi / 72;
     const w = page.width / pxPerPt;
     const h = page.height / pxPerPt;
@@ -113,9 +114,9 @@ async function imagePdf(input: SearchablePdfInput): Promise<mupdf.PDFDocument> {
   return doc;
 }
 
-function pdfWithLayers(input: SearchablePdfInput): mupdf.PDFDocument {
-  const doc = new mupdf.PDFDocument(input.bytes);
-  const font = new mupdf.Font('Helvetica');
+function pdfWithLayers(m: MupdfModule, input: SearchablePdfInput): mupdf.PDFDocument {
+  const doc = new m.PDFDocument(input.bytes);
+  const font = new m.Font('Helvetica');
   let fontRef: mupdf.PDFObject | null = null;
   const pxPerPt = input.pdfDpi / 72;
   for (const page of input.pages) {
@@ -162,7 +163,8 @@ function pdfWithLayers(input: SearchablePdfInput): mupdf.PDFDocument {
 }
 
 export async function searchablePdf(input: SearchablePdfInput): Promise<Uint8Array> {
-  const doc = input.format === 'pdf' ? pdfWithLayers(input) : await imagePdf(input);
+  const m = await loadMupdf();
+  const doc = input.format === 'pdf' ? pdfWithLayers(m, input) : await imagePdf(m, input);
   try {
     const buf = doc.saveToBuffer('compress,garbage');
     try {
