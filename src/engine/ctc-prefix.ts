@@ -61,7 +61,7 @@ export class CtcPrefixScorer {
     for (let t = 0, row = 0; t < frames; t++, row += vocab) {
       let max = -Infinity;
       for (let c = row; c < row + vocab; c++) if (logits[c] > max) max = logits[c];
-      // Terms under e^-40 of the largest add under 222 * e^-40 < 1e-15 to the sum: float64 noise, and no exp.
+      // A few hundred terms under e^-40 of the largest add under 1e-15 to the sum: float64 noise, and no exp.
       let sum = 0;
       const floor = max - 40;
       for (let c = row; c < row + vocab; c++) if (logits[c] > floor) sum += Math.exp(logits[c] - max);
