@@ -55,8 +55,8 @@ export class KvCache {
         const pick = picks[b];
         if (!pick.length) continue;
         const len = this.lengths[b];
-        // A chain's accepted prefix is one run of positions: one copy per head instead of one per token (the
-        // per-token views were most of the garbage a step made).
+        // A chain's accepted prefix is one run of positions: one copy (and one view) per head instead of one per
+        // token.
         const first = pick[0];
         const run = pick.every((p, i) => p === first + i);
         for (let h = 0; h < heads; h++) {
