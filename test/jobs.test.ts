@@ -15,7 +15,6 @@ import { MemoryJobStore } from '../src/jobs/memory-store.js';
 import { RedisEventLog, REPLAY_PAGE } from '../src/jobs/redis-event-log.js';
 import { RedisJobStore } from '../src/jobs/redis-store.js';
 import type { JobStore } from '../src/jobs/store.js';
-
 import { assertRedisReachable, TEST_REDIS as REDIS } from './helpers/redis.js';
 
 before(() => assertRedisReachable(REDIS));

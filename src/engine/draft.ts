@@ -70,21 +70,14 @@ export function probability(logits: Float32Array, token: number): number {
   return Math.exp(logits[token] - logSumExp(logits));
 }
 
-/** Normalisers already computed, per logits array: a verifier and the token probabilities ask for the same rows. */
-const normalisers = new WeakMap<Float32Array, number>();
-
-/** log sum_c e^x[c]: the log-softmax's normaliser. The array must not change afterwards (logits never do). */
+/** log sum_c e^x[c]: the log-softmax's normaliser. */
 export function logSumExp(x: Float32Array): number {
-  const known = normalisers.get(x);
-  if (known !== undefined) return known;
   const n = x.length;
   let max = -Infinity;
   for (let c = 0; c < n; c++) if (x[c] > max) max = x[c];
   let sum = 0;
   for (let c = 0; c < n; c++) sum += Math.exp(x[c] - max);
-  const norm = max + Math.log(sum);
-  normalisers.set(x, norm);
-  return norm;
+  return max + Math.log(sum);
 }
 
 export function argmax(x: Float32Array): number {

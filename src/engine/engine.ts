@@ -32,7 +32,6 @@ export interface RegionReading extends LineReading {
   lineGlyphs?: Glyph[][];
 }
 
-
 export interface ReadMetrics extends SpecMetricsSnapshot {
   lines: number;
 }

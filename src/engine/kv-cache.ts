@@ -55,23 +55,17 @@ export class KvCache {
         const pick = picks[b];
         if (!pick.length) continue;
         const len = this.lengths[b];
-        // A chain's accepted prefix is one run of positions: one copy (and one view) per head instead of one per
-        // token.
-        const first = pick[0];
-        const run = pick.every((p, i) => p === first + i);
         for (let h = 0; h < heads; h++) {
           const src = (((l * batch + b) * heads + h) * t) * dh;
           const dst = (((l * batch + b) * heads + h) * this.capacity + len) * dh;
-          if (run) {
-            const s = src + first * dh;
-            this.k.set(newK.subarray(s, s + pick.length * dh), dst);
-            this.v.set(newV.subarray(s, s + pick.length * dh), dst);
-            continue;
-          }
-          for (let i = 0; i < pick.length; i++) {
+          // One copy per run of consecutive positions: a chain's accepted prefix is a single run.
+          for (let i = 0; i < pick.length; ) {
+            let j = i + 1;
+            while (j < pick.length && pick[j] === pick[j - 1] + 1) j++;
             const s = src + pick[i] * dh;
-            this.k.set(newK.subarray(s, s + dh), dst + i * dh);
-            this.v.set(newV.subarray(s, s + dh), dst + i * dh);
+            this.k.set(newK.subarray(s, s + (j - i) * dh), dst + i * dh);
+            this.v.set(newV.subarray(s, s + (j - i) * dh), dst + i * dh);
+            i = j;
           }
         }
       }

@@ -22,7 +22,7 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
     const draft = drafts[r];
     const lines = s.p.task.crops.length;
     // One array per position, however often it is asked for: the verifier and the token probabilities below
-    // read the same positions, and logSumExp keeps its result per array.
+    // read the same positions (a forbidden token is masked in a copy).
     const seen: Float32Array[] = [];
     const view: RowLogits = {
       at: (i) => (seen[i] ??= withForbidden(out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab), ctx.positions.forbidden(layout[r].positions[i], lines))),
