@@ -12,7 +12,7 @@
  * drafter, joint verifier, auto draft length) or ctc-greedy; each row reports CER against the truth, lines read
  * exactly, tokens per forward and decode time besides.
  *
- *   npm run bench:focal -- [--lines 64] [--pool 400] [--rounds 3] [--batch 1] [--no-tesseract] [--decoding ar|default|ctc-greedy] [--keeps 1,0.2]
+ *   npm run bench:focal -- [--set docbank_samples|ocropy_uw3_500] [--lines 64] [--pool 400] [--rounds 3] [--batch 1] [--no-tesseract] [--decoding ar|default|ctc-greedy] [--keeps 1,0.2]
  *   npm run bench:focal -- --regions 4 [--lines 38] [--model models/specula-region-base]
  */
 import { writeFileSync } from 'node:fs';
@@ -30,6 +30,7 @@ const { values } = parseArgs({
   options: {
     lines: { type: 'string', default: '64' },
     pool: { type: 'string', default: '400' },
+    set: { type: 'string', default: 'docbank_samples' },
     'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
     batch: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '3' },
@@ -70,7 +71,7 @@ if (perRegion) {
   described = `${items.length} regions of ${perRegion} consecutive docbank lines (${tokens.toFixed(0)} visual tokens per region on average)`;
 } else {
   // The longest lines of a larger pool: pruning saves most where a line has many visual tokens.
-  const pool = await benchLines(engine, Number(values.pool), values['eval-dir']);
+  const pool = await benchLines(engine, Number(values.pool), values['eval-dir'], values.set);
   const order = pool.crops.map((_, i) => i).sort((a, b) => pool.crops[b].width - pool.crops[a].width).slice(0, Number(values.lines));
   items = order.map((i) => [pool.crops[i]]);
   truth = order.map((i) => pool.truth[i]);

@@ -21,17 +21,17 @@ export interface BenchLines {
   truth: string[];
 }
 
-export async function benchLines(engine: Engine, n: number, evalDir: string): Promise<BenchLines> {
-  const manifest = join(evalDir, 'docbank_samples', 'manifest.jsonl');
+export async function benchLines(engine: Engine, n: number, evalDir: string, set = 'docbank_samples'): Promise<BenchLines> {
+  const manifest = join(evalDir, set, 'manifest.jsonl');
   if (existsSync(manifest)) {
     const rows = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; image: string; gt_text: string });
     const picked = rows.filter((r) => r.kind === 'line').slice(0, n);
-    const files = picked.map((r) => join(evalDir, 'docbank_samples', r.image));
+    const files = picked.map((r) => join(evalDir, set, r.image));
     const crops = await Promise.all(files.map(async (f) => {
       const page = await decodeImage(readFileSync(f), f);
       return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
     }));
-    return { source: `docbank_samples lines (${files.length})`, crops, files, truth: picked.map((r) => r.gt_text) };
+    return { source: `${set} lines (${files.length})`, crops, files, truth: picked.map((r) => r.gt_text) };
   }
   const sample = join(ROOT, 'examples', 'sample-page.png');
   const page = await decodeImage(readFileSync(sample), sample);

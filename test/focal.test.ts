@@ -48,19 +48,21 @@ describe('focal pruning of visual tokens', () => {
       assert.ok(pruned.lines.every((l) => l.text.length > 0), 'every line still read');
     });
 
-    it('default decoding with keep 0.2 on real lines stays within 0.3 CER points of unpruned and keeps 90% of its exact lines', async () => {
-      const lines = (await realLines(engine, 40)).filter((l) => l.set !== 'tesseract_lstmf_lines');
-      // A fixed draft length: with pruning the text depends on what each step drafts, and `auto` follows the
-      // machine's measured forward cost.
-      const read = async (keep: number): Promise<string[]> => (await engine.readLines(lines.map((l) => l.crop), { decoding: { draftLength: 8, visualTokens: { keep } } })).lines.map((l) => l.text);
-      engine.maxBatch = MAX_PRUNED_ROWS; // wider forwards are not pruned
-      const full = await read(1);
-      const pruned = await read(0.2).finally(() => (engine.maxBatch = 32));
-      const cer = (texts: string[]): number => corpusCer(texts.map((t, i) => tally(t, lines[i].truth)));
-      const exact = (texts: string[]): number => texts.filter((t, i) => tally(t, lines[i].truth).edits === 0).length;
-      assert.ok(cer(pruned) - cer(full) <= 0.003, `CER ${cer(pruned)} pruned against ${cer(full)} unpruned, on ${lines.length} lines`);
-      assert.ok(exact(pruned) >= 0.9 * exact(full), `${exact(pruned)} lines exact pruned against ${exact(full)}`);
-    });
+    for (const [name, decoding] of [['default decoding (ctc + joint)', {}], ['ctc + greedy', { drafter: 'ctc', verifier: 'greedy' }]] as const) {
+      it(`${name} with keep 0.2 on real lines stays within 0.3 CER points of unpruned and keeps 90% of its exact lines`, async () => {
+        const lines = (await realLines(engine, 40)).filter((l) => l.set !== 'tesseract_lstmf_lines');
+        // A fixed draft length: with pruning the text depends on what each step drafts, and `auto` follows the
+        // machine's measured forward cost.
+        const read = async (keep: number): Promise<string[]> => (await engine.readLines(lines.map((l) => l.crop), { decoding: { ...decoding, draftLength: 8, visualTokens: { keep } } })).lines.map((l) => l.text);
+        engine.maxBatch = MAX_PRUNED_ROWS; // wider forwards are not pruned
+        const full = await read(1);
+        const pruned = await read(0.2).finally(() => (engine.maxBatch = 32));
+        const cer = (texts: string[]): number => corpusCer(texts.map((t, i) => tally(t, lines[i].truth)));
+        const exact = (texts: string[]): number => texts.filter((t, i) => tally(t, lines[i].truth).edits === 0).length;
+        assert.ok(cer(pruned) - cer(full) <= 0.003, `CER ${cer(pruned)} pruned against ${cer(full)} unpruned, on ${lines.length} lines`);
+        assert.ok(exact(pruned) >= 0.9 * exact(full), `${exact(pruned)} lines exact pruned against ${exact(full)}`);
+      });
+    }
   });
 
   it('a step verifying a draft attends from where the decoder reads to past the last drafted token', () => {

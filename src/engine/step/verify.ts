@@ -3,7 +3,7 @@
  * row's sequence (and its drafter told), and the kept positions to the KV cache. Nothing is streamed here: emit
  * does that once every row is committed.
  */
-import { depths, type ForwardView, probability, type RowLogits } from '../draft.js';
+import { depths, type Draft, type ForwardView, parentsOf, probability, type RowLogits, type Verdict } from '../draft.js';
 import { nextSelection, REFRESH_BELOW, REFRESH_EVERY } from '../focal.js';
 import { withForbidden } from '../positions.js';
 import type { Sequence } from '../sequence.js';
@@ -27,7 +27,27 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
     const view: RowLogits = {
       at: (i) => (seen[i] ??= withForbidden(out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab), ctx.positions.forbidden(layout[r].positions[i], lines))),
     };
-    const verdict = s.p.task.verifier.verify(draft, view, verifiedLine(s, ctx.vis, r));
+    const judged = s.p.task.verifier.verify(draft, view, verifiedLine(s, ctx.vis, r));
+    const drafted = draft.tokens.length ? Math.max(...depths(draft)) : 0;
+    // Focal pruning under a lossless verifier: the decoder alone decides the text, and a pruned decoder that refuses
+    // a drafted token may refuse it for want of a column it did not see. Its own token there is not committed: the
+    // next step attends to everything and decides that position (the joint verifier's CTC term already corrects
+    // such refusals, measured in bench:focal).
+    const deferred = !rec.fullRows[r] && s.p.task.verifier.lossless && refused(draft, judged);
+    if (deferred && !judged.accepted.length) {
+      // Nothing to keep: the fed token is fed again, unpruned; its cache position is not kept either.
+      picks[r] = [];
+      refocus(s, r, seqs.length, out.visAttn, t, cols ? cols[r] : null, false, 0, 1);
+      s.focal = null;
+      s.p.task.metrics.row(drafted, draft.tokens.length, 0, 0);
+      s.policy.observe(drafted, 0);
+      rec.commits[r] = { fresh: [], fromDraft: [], drafted, finished: false };
+      return;
+    }
+    // Deferred after accepted tokens: the last of them becomes the token fed next (as if it were the bonus), so
+    // drafters and the cache see an ordinary verdict one token shorter.
+    const verdict = deferred ? { accepted: judged.accepted.slice(0, -1), bonus: draft.tokens[judged.accepted[judged.accepted.length - 1]] } : judged;
+    const fromDraftCount = judged.accepted.length;
     const forwardView: ForwardView = {
       after: (node) => view.at(node + 1),
       lookahead: (node) => layout[r].blockOf(node).map((i) => view.at(i)),
@@ -49,7 +69,7 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
       s.probs.push(prob);
       minProb = Math.min(minProb, prob);
       fresh.push(committed[i]);
-      fromDraft.push(i < verdict.accepted.length);
+      fromDraft.push(i < fromDraftCount);
       if (s.tokens.length + fresh.length >= s.limit) {
         finished = true;
         break;
@@ -72,10 +92,10 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
       s.attention = full;
     }
     refocus(s, r, seqs.length, out.visAttn, t, cols ? cols[r] : null, rec.fullRows[r], at, minProb);
+    if (deferred) s.focal = null;
     s.last = verdict.bonus;
-    const drafted = draft.tokens.length ? Math.max(...depths(draft)) : 0;
-    s.p.task.metrics.row(drafted, draft.tokens.length, verdict.accepted.length, committed.length);
-    s.policy.observe(drafted, verdict.accepted.length);
+    s.p.task.metrics.row(drafted, draft.tokens.length, judged.accepted.length, committed.length);
+    s.policy.observe(drafted, judged.accepted.length);
     s.p.task.drafter.observe?.(s, draft, verdict, committed, forwardView);
     rec.commits[r] = { fresh, fromDraft, drafted, finished };
   });
@@ -116,4 +136,10 @@ function refocus(s: Sequence, r: number, rows: number, visAttn: Float32Array, t:
     return;
   }
   s.focal = nextSelection(seen, mass, s.real, keep);
+}
+
+/** Did the verifier refuse a drafted token, rather than run out of draft? (The draft offered a token after the last one kept.) */
+function refused(draft: Draft, verdict: Verdict): boolean {
+  const last = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] : -1;
+  return parentsOf(draft).includes(last);
 }
