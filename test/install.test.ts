@@ -3,11 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import semver from 'semver';
+import ts from 'typescript';
 import { ROOT } from './helpers/fixtures.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   engines: { node: string };
   allowScripts?: Record<string, boolean>;
+  optionalDependencies?: Record<string, string>;
 };
 const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, { version?: string; engines?: { node?: string } | string[]; hasInstallScript?: boolean }>;
@@ -37,5 +39,27 @@ describe('a clean install', () => {
     const scripted = Object.entries(lock.packages).filter(([path, p]) => path && p.hasInstallScript).map(([path]) => path.replace(/^.*node_modules\//, ''));
     for (const name of scripted) assert.ok(name in (pkg.allowScripts ?? {}), `${name}'s install script is reviewed in allowScripts`);
     assert.equal(pkg.allowScripts?.['onnxruntime-node'], false, 'its script only downloads the CUDA provider');
+  });
+
+  it('compiles with its optional dependencies left out (npm install --omit=optional, or one npm skipped)', () => {
+    // The build runs on install (prepare): the project's own compiler, over the project, with each optional
+    // package's folder hidden from module resolution.
+    const hidden = Object.keys(pkg.optionalDependencies ?? {}).map((name) => `/node_modules/${name}/`);
+    assert.ok(hidden.length > 0, 'package.json has optional dependencies to leave out');
+    const isHidden = (path: string): boolean => hidden.some((h) => `${path}/`.includes(h));
+    const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), { noEmit: true }, {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+    });
+    assert.ok(parsed);
+    const host = ts.createCompilerHost(parsed.options);
+    const { fileExists, directoryExists } = host;
+    host.fileExists = (path) => !isHidden(path) && fileExists.call(host, path);
+    host.directoryExists = (path) => !isHidden(path) && (directoryExists?.call(host, path) ?? ts.sys.directoryExists(path));
+    const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options, host });
+    const loaded = program.getSourceFiles().filter((f) => isHidden(f.fileName)).map((f) => f.fileName);
+    assert.deepEqual(loaded, [], 'no optional package was read');
+    const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    assert.deepEqual(errors, []);
   });
 });
