@@ -41,7 +41,7 @@ describe('a clean install', () => {
     assert.equal(pkg.allowScripts?.['onnxruntime-node'], false, 'its script only downloads the CUDA provider');
   });
 
-  it('compiles with its optional dependencies left out (npm install --omit=optional, or one npm skipped)', () => {
+  it('compiles with its optional dependencies left out (one removed after the install, or skipped by npm)', () => {
     // The build runs on install (prepare): the project's own compiler, over the project, with each optional
     // package's folder hidden from module resolution.
     const hidden = Object.keys(pkg.optionalDependencies ?? {}).map((name) => `/node_modules/${name}/`);

@@ -9,8 +9,8 @@ export type Reporter = (error: unknown, extra?: Record<string, string>) => void;
 
 /**
  * The part of @sentry/node used here. Declared, not imported as a type: @sentry/node is an optional dependency
- * (58 MB installed), and a build must compile where it was left out (`npm install --omit=optional`, or a registry
- * hiccup that makes npm skip an optional package). The API test reports to a real ingest endpoint through it.
+ * (92 MB installed), and a build must compile where it was left out (`npm uninstall --no-save @sentry/node`, or a
+ * registry hiccup that makes npm skip an optional package). The API test reports to a real ingest endpoint through it.
  */
 interface SentryApi {
   init(options: { dsn: string; tracesSampleRate: number; dataCollection: { httpBodies: string[]; userInfo: boolean; cookies: boolean } }): unknown;
@@ -32,7 +32,7 @@ export async function createReporter(dsn: string | undefined, logger: Logger): P
     try {
       sentry ??= (await import(SENTRY_PACKAGE)) as SentryApi;
     } catch (e) {
-      throw new Error(`SENTRY_DSN is set but @sentry/node cannot be loaded (installed with --omit=optional?): ${(e as Error).message}`);
+      throw new Error(`SENTRY_DSN is set but @sentry/node cannot be loaded (removed after the install?): ${(e as Error).message}`);
     }
     const Sentry = sentry;
     // No request bodies (documents, reference text) and no user data leave with an event.
