@@ -16,7 +16,6 @@ import { runVision } from '../src/engine/vision.js';
 import { RestartingVision } from '../src/engine/vision-runner.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
-
 const BUNDLE_FILES = ['config.json', 'vision.onnx', 'vision.int8.onnx', 'decoder.onnx', 'mtp.onnx', 'pmtp.onnx', 'golden.json'];
 
 function copyBundle(): string {
@@ -170,6 +169,30 @@ describe('the shipped model bundle', () => {
     }
     await closeBundle(bundle);
     t.skip('this machine has a working CUDA provider');
+  });
+});
+
+describe('an engine at rest', () => {
+  it('lets its batch buffers go once idle, keeps them between back-to-back reads, and reads the same after', async () => {
+    let collected = 0;
+    const engine = await Engine.open(DEFAULT_BUNDLE, { idleReleaseMs: 300, collect: () => collected++ });
+    try {
+      const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+      const crops = await cropLines(page, findLines(page), engine.imageSpec);
+      const first = await engine.readLines(crops);
+      const held = engine.stats.pooledBytes;
+      assert.ok(held > 1 << 20, `a page's batch leaves buffers for the next one (${held} bytes)`);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(engine.stats.pooledBytes, held, 'a short gap keeps them');
+      assert.equal(collected, 0);
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(engine.stats.pooledBytes, 0, 'idle past idleReleaseMs: nothing held');
+      assert.equal(collected, 1, 'and the collector was asked once to return the memory');
+      const again = await engine.readLines(crops);
+      assert.deepEqual(again.lines.map((l) => l.text), first.lines.map((l) => l.text));
+    } finally {
+      await engine.close();
+    }
   });
 });
 

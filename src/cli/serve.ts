@@ -3,6 +3,8 @@
  * them (the distributed mode, with SPECULA_REDIS_URL). Other settings come from the environment.
  */
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Engine } from '../engine/engine.js';
 import { configFromEnv, engineOptions } from '../server/config.js';
 
@@ -15,7 +17,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const config = configFromEnv({ ...process.env, ...(values.role ? { SPECULA_ROLE: values.role } : {}) });
   // The model loads (its sessions are built on onnxruntime's threads and in the vision worker) while the API's
   // modules load on this one: both were ready in 0.96 s, against about 1.3 s one after the other, in one timed script.
-  const opening = config.role === 'api' ? null : Engine.open(config.model, engineOptions(config));
+  const opening = config.role === 'api' ? null : Engine.open(config.model, { ...engineOptions(config), collect: collector() });
   opening?.catch(() => undefined); // awaited below
   let running;
   try {
@@ -37,4 +39,14 @@ export async function serveCommand(args: string[]): Promise<number> {
   await running.close();
   await engine?.close(); // startServer leaves an engine it was given open
   return 0;
+}
+
+/**
+ * V8's gc(), for the engine to call once it has let an idle batch's buffers go: their memory returns only when
+ * they are collected (one sample-page job: the server's RSS at rest about 400 MB without, 345 MB with). The flag set
+ * at run time makes a context created after it hold gc(), without `node --expose-gc` on every way of starting.
+ */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
 }

@@ -11,7 +11,7 @@ import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
 import { type GrayCrop, type ImageSpec, packBatch } from './preprocess.js';
 import { createStrategies } from './registry.js';
-import { type ForwardObservation, Scheduler } from './scheduler.js';
+import { type ForwardObservation, Scheduler, type SchedulerOptions } from './scheduler.js';
 import { runVision } from './vision.js';
 
 export interface LineReading {
@@ -54,18 +54,23 @@ export interface ReadOptions {
 export interface EngineOptions extends BundleOptions {
   /** Most lines in one decoder forward (default 32). */
   maxBatch?: number;
+  /** Idle this long, the engine lets its recycled batch buffers go (default 2 s). */
+  idleReleaseMs?: number;
+  /** Called after that release (a server passes V8's gc(): the memory is returned then, not at some later GC). */
+  collect?: () => void;
 }
 
 export class Engine {
   private readonly scheduler: Scheduler;
   private closed = false;
 
-  private constructor(readonly bundle: Bundle, maxBatch: number) {
-    this.scheduler = new Scheduler(bundle, { maxBatch });
+  private constructor(readonly bundle: Bundle, opts: SchedulerOptions) {
+    this.scheduler = new Scheduler(bundle, opts);
   }
 
   static async open(dir: string = DEFAULT_BUNDLE, opts: EngineOptions = {}): Promise<Engine> {
-    return new Engine(await loadBundle(dir, opts), Math.max(1, opts.maxBatch ?? 32));
+    const { idleReleaseMs, collect } = opts;
+    return new Engine(await loadBundle(dir, opts), { maxBatch: Math.max(1, opts.maxBatch ?? 32), idleReleaseMs, collect });
   }
 
   /** What a line crop must look like: the document layer scales crops to this. */
@@ -84,8 +89,8 @@ export class Engine {
   }
 
   /** Lines queued and in the batch, and decoder forwards run so far (all requests together). */
-  get stats(): { queued: number; active: number; forwards: number } {
-    return { ...this.scheduler.load, forwards: this.scheduler.forwards };
+  get stats(): { queued: number; active: number; forwards: number; pooledBytes: number } {
+    return { ...this.scheduler.load, forwards: this.scheduler.forwards, pooledBytes: this.scheduler.pooledBytes };
   }
 
   /** Watch every decoder forward (for metrics); returns the function that stops watching. */

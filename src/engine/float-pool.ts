@@ -18,9 +18,23 @@ export class FloatPool {
    */
   constructor(private readonly maxBytes = 128 * 2 ** 20) {}
 
-  /** Bytes held for reuse. */
+  /** Bytes held for reuse by take(). */
   get bytes(): number {
     return this.retained;
+  }
+
+  /** Everything held: buffers for reuse and the scratch buffers. */
+  get heldBytes(): number {
+    let n = this.retained;
+    for (const b of this.scratches.values()) n += b.byteLength;
+    return n;
+  }
+
+  /** Let everything held go to the GC (an idle engine: a resting server should not keep a busy batch's buffers). */
+  clear(): void {
+    this.free = [];
+    this.retained = 0;
+    this.scratches.clear();
   }
 
   /** A zeroed array of this length, on a recycled buffer when one fits without wasting over half of it. */

@@ -31,7 +31,20 @@ export type { LineOutput, LineTask } from './sequence.js';
 export interface SchedulerOptions {
   /** Most lines decoded in one forward; may be changed between reads. */
   maxBatch: number;
+  /** After this long with nothing to read, the recycled buffers are let go (default IDLE_RELEASE_MS). */
+  idleReleaseMs?: number;
+  /**
+   * Called once they are let go: a server passes V8's gc(), since an ArrayBuffer's memory returns only when the
+   * GC collects it, and a quiet process's small heap gives V8 no reason to.
+   */
+  collect?: () => void;
 }
+
+/**
+ * An engine idle this long lets its recycled buffers go: after one sample page they held 77 MB, and the server's
+ * RSS at rest fell by 47 MB without them. Long enough that the gap between one page or job and the next keeps them.
+ */
+export const IDLE_RELEASE_MS = 2000;
 
 export class Scheduler {
   private queue: Pending[] = [];
@@ -66,6 +79,7 @@ export class Scheduler {
    * a crop never read (a page found turned and cropped again) costs nothing once dropped.
    */
   private readonly seen = new WeakMap<GrayCrop, VisualState>();
+  private idleTimer: NodeJS.Timeout | null = null;
 
   private readonly positions: PositionRule;
 
@@ -85,6 +99,11 @@ export class Scheduler {
     // when the pass lands.
     const passing = this.vision?.group.filter((p) => !p.task.signal?.aborted).length ?? 0;
     return { queued: this.queue.length, active: this.live + passing };
+  }
+
+  /** Bytes of recycled buffers held for the next batch. */
+  get pooledBytes(): number {
+    return this.pool.heldBytes;
   }
 
   get costTable(): CostTable | null {
@@ -128,6 +147,8 @@ export class Scheduler {
   }
 
   private kick(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     if (this.loop) return;
     this.loop = this.run()
       .catch((e: unknown) => {
@@ -140,6 +161,13 @@ export class Scheduler {
       .finally(() => {
         this.loop = null;
         if (this.queue.length || this.live) this.kick();
+        else {
+          this.idleTimer = setTimeout(() => {
+            this.pool.clear();
+            this.opts.collect?.();
+          }, this.opts.idleReleaseMs ?? IDLE_RELEASE_MS);
+          this.idleTimer.unref();
+        }
       });
   }
 
@@ -149,6 +177,7 @@ export class Scheduler {
    */
   async shutdown(error: Error): Promise<void> {
     this.stopping = error;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     for (const p of this.queue.splice(0)) p.reject(error);
     await this.loop;
   }
