@@ -6,13 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
-import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig } from '../src/engine/bundle.js';
+import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig, visionThreads } from '../src/engine/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
 import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
 import { tokenLimit } from '../src/engine/sequence.js';
 import { runVision } from '../src/engine/vision.js';
+import { chunkByColumns } from '../src/engine/vision-pass.js';
 import { RestartingVision } from '../src/engine/vision-runner.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
@@ -254,6 +255,23 @@ describe('batched line decoding', () => {
     assert.ok(mtp.metrics.acceptanceByPosition.length <= mtpDepth, 'the MTP head drafts at most twice its trained depth');
     assert.ok(pmtp.metrics.acceptanceByPosition.length > mtpDepth, `P-MTP drafts reached depth ${pmtp.metrics.acceptanceByPosition.length}`);
     assert.ok(pmtp.metrics.meanAcceptanceLength > mtp.metrics.meanAcceptanceLength, `tokens per forward: pmtp ${pmtp.metrics.meanAcceptanceLength}, mtp ${mtp.metrics.meanAcceptanceLength}`);
+  });
+
+  it('vision passes are cut by padded columns: a page of wide lines goes in small chunks, short lines in chunks of 8, every line once and in order', () => {
+    const widths = [40, 60, 80, 120, 120, 200, 300, 400, 400, 400, 600, 900, 1100, 1200, 1250, 1300, 1300, 1300, 1600, 3000];
+    const chunks = chunkByColumns(widths);
+    assert.deepEqual(chunks.flat(), widths.map((_, i) => i));
+    for (const c of chunks) {
+      assert.ok(c.length <= 8);
+      const padded = c.length * Math.max(...c.map((i) => widths[i]));
+      assert.ok(c.length === 1 || padded <= 3200, `chunk of ${c.length} lines pads to ${padded} columns`);
+    }
+    assert.deepEqual(chunks[0], [0, 1, 2, 3, 4, 5, 6, 7], 'narrow lines still share a pass');
+    assert.deepEqual(chunks.at(-1), [19], 'a line wider than the budget goes alone');
+  });
+
+  it('the vision worker, which runs beside the decoder on the same cores, takes half their threads', () => {
+    assert.deepEqual([1, 2, 3, 4, 16].map(visionThreads), [1, 1, 2, 2, 8]);
   });
 
   it('refuses a crop that is not at the model line height', async () => {

@@ -13,6 +13,34 @@ import { concatVisual, ctcGreedyFrames, gatherRegions, releaseVisual, runVision,
 
 /** Most lines in one vision pass chunk. */
 const VISION_CHUNK = 8;
+/**
+ * Most padded pixel columns in one chunk. A pass's activations grow with its lines times their padded width
+ * (onnxruntime's arena keeps the largest it has seen: 8 lines of 1,600 px took 200 MB, 2 of 1,200 px 33 MB), and
+ * on one or two threads a pass runs no slower per column in chunks this size.
+ */
+const CHUNK_COLUMNS = 3200;
+
+/**
+ * `widths` (narrowest first, so each chunk pads little) cut into consecutive runs of at most VISION_CHUNK lines
+ * whose lines times their widest stay within CHUNK_COLUMNS; a line wider than that goes alone.
+ */
+export function chunkByColumns(widths: readonly number[]): number[][] {
+  const chunks: number[][] = [];
+  let open: number[] = [];
+  let widest = 0;
+  widths.forEach((w, i) => {
+    const padded = Math.max(widest, w);
+    if (open.length && (open.length >= VISION_CHUNK || (open.length + 1) * padded > CHUNK_COLUMNS)) {
+      chunks.push(open);
+      open = [];
+      widest = 0;
+    }
+    open.push(i);
+    widest = Math.max(widest, w);
+  });
+  if (open.length) chunks.push(open);
+  return chunks;
+}
 
 /** A vision pass in flight: its lines (narrowest first) and, once settled, their visual states or its error. */
 export interface VisionPass {
@@ -48,8 +76,11 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
   // Every other crop of the group, narrowest first; a region's lines go through the pass with their line index.
   const entries = group.slice(known.length).flatMap((p, member) => p.task.crops.map((crop, line) => ({ member, line, crop })));
   if (regions) entries.sort((a, b) => a.crop.width - b.crop.width);
-  for (let i = 0; i < entries.length; i += VISION_CHUNK) {
-    const chunk = entries.slice(i, i + VISION_CHUNK);
+  // Each entry's place: which chunk's state, which row of it.
+  const place: { state: number; row: number }[] = [];
+  for (const indices of chunkByColumns(entries.map((e) => e.crop.width))) {
+    const chunk = indices.map((i) => entries[i]);
+    indices.forEach((i, row) => (place[i] = { state: passes.length, row }));
     passes.push(runVision(bundle, packBatch(chunk.map((e) => e.crop), { height, widthMultiple, maxWidth }, regions ? chunk.map((e) => e.line) : undefined)));
   }
   const t0 = performance.now();
@@ -65,7 +96,8 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
       }
       // Each member's lines, in line order, as (pass, row) pairs.
       const members = group.map(() => [] as { state: number; row: number; line: number }[]);
-      entries.forEach((e, i) => members[e.member].push({ state: Math.floor(i / VISION_CHUNK), row: i % VISION_CHUNK, line: e.line }));
+      // The chunk states count from the known lines' one, which a region group never has.
+      entries.forEach((e, i) => members[e.member].push({ ...place[i], line: e.line }));
       for (const m of members) m.sort((a, b) => a.line - b.line);
       pass.chunks = [gatherRegions(chunks, members, nLayers, nHeads, headDim, pool)];
       for (const c of chunks) releaseVisual(c, pool);
