@@ -37,8 +37,12 @@ export class FloatPool {
     this.scratches.clear();
   }
 
-  /** A zeroed array of this length, on a recycled buffer when one fits without wasting over half of it. */
-  take(length: number): Float32Array {
+  /**
+   * An array of this length, on a recycled buffer when one fits without wasting over half of it: zeroed, or, with
+   * `zeroed` false, holding whatever finite values the buffer last held (K/V whose unwritten slots are masked out
+   * of attention: a masked score is its dot product plus -1e9, whose exponential is exactly 0 either way).
+   */
+  take(length: number, zeroed = true): Float32Array {
     let best = -1;
     for (let i = 0; i < this.free.length; i++) {
       const n = this.free[i].length;
@@ -52,7 +56,7 @@ export class FloatPool {
     const [whole] = this.free.splice(best, 1);
     this.retained -= whole.byteLength;
     const view = whole.subarray(0, length);
-    view.fill(0);
+    if (zeroed) view.fill(0);
     return view;
   }
 

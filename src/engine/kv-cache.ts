@@ -83,8 +83,9 @@ export class KvCache {
     this.relayout([...Array.from({ length: this.batch }, (_, i) => i), ...Array.from({ length: n }, () => -1)], this.capacity);
   }
 
+  /** Not zeroed from the pool: a row's slots past its length are masked out of attention (attn_bias), never read. */
   private zeros(n: number): Float32Array {
-    return this.pool ? this.pool.take(n) : new Float32Array(n);
+    return this.pool ? this.pool.take(n, false) : new Float32Array(n);
   }
 
   /** Give the arrays back to the pool; the cache is not used again. */
