@@ -25,6 +25,7 @@ import { type EvalPage, loadPageSet } from '../src/eval/page-sets.js';
 import { TESSERACT_ENV, tesseractArgs, tesseractText, tesseractVersion } from '../src/eval/tesseract.js';
 import { ROOT, writeReport } from './lines.js';
 import type { PageJob, ReaderResult } from './pages-reader.js';
+import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 
 const run = promisify(execFile);
 
@@ -82,7 +83,7 @@ async function specula(set: string, system: string, pages: EvalPage[]): Promise<
   const list = join(work, `${set}.json`);
   const jobs: PageJob[] = pages.map((p) => ({ file: p.file, page: p.page, dropHeadersFooters: !p.keepsHeadersFooters }));
   writeFileSync(list, JSON.stringify(jobs));
-  const args = [reader, '--pages', list, ...SYSTEMS[system].args, ...(values.precision ? ['--precision', values.precision] : [])];
+  const args = [HEAP_FLOOR_FLAG, reader, '--pages', list, ...SYSTEMS[system].args, ...(values.precision ? ['--precision', values.precision] : [])];
   const { stdout } = await run(process.execPath, args, { maxBuffer: 256 << 20 });
   const r = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ReaderResult;
   const neds = scoreOf(pages, r.pages.map((x) => x.markdown));

@@ -1,4 +1,5 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --initial-old-space-size=64
+// --initial-old-space-size: see src/cli/heap-floor.ts (why, and every launcher that passes it).
 // The CLI lives in TypeScript; `npm install` (its prepare step) compiles it to dist/.
 import('../dist/src/cli/main.js').catch((e) => {
   if (e && e.code === 'ERR_MODULE_NOT_FOUND') {

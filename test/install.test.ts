@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import semver from 'semver';
 import ts from 'typescript';
+import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 import { ROOT } from './helpers/fixtures.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -61,5 +64,21 @@ describe('a clean install', () => {
     assert.deepEqual(loaded, [], 'no optional package was read');
     const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     assert.deepEqual(errors, []);
+  });
+});
+
+describe('how Specula processes start', () => {
+  it('every launcher gives V8 the same old-space floor, and the CLI runs through its own shebang', async () => {
+    const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const bin = readFileSync(join(ROOT, 'bin', 'specula.js'), 'utf8').split('\n')[0];
+    assert.equal(bin, `#!/usr/bin/env -S node ${HEAP_FLOOR_FLAG}`);
+    for (const name of ['start', 'eval']) assert.ok(scripts[name].startsWith(`node ${HEAP_FLOOR_FLAG} `), `npm run ${name}: ${scripts[name]}`);
+    for (const file of ['Dockerfile.cpu', 'Dockerfile.cuda']) {
+      const entry = readFileSync(join(ROOT, 'infra', file), 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT'));
+      assert.equal(entry, `ENTRYPOINT ["node", "${HEAP_FLOOR_FLAG}", "dist/src/cli/main.js"]`, file);
+    }
+    // Run as a user's shell runs it (npx links it): the kernel reads the shebang, env -S splits its arguments.
+    const { stdout } = await promisify(execFile)(join(ROOT, 'bin', 'specula.js'), ['--version'], { cwd: ROOT });
+    assert.match(stdout, /^\d+\.\d+\.\d+\n$/);
   });
 });

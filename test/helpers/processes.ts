@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './fixtures.js';
+import { HEAP_FLOOR_FLAG } from '../../src/cli/heap-floor.js';
 
 export interface LogLine {
   msg?: string;
@@ -66,7 +67,7 @@ export class SpeculaProcess {
 
 /** `specula serve --role ROLE` as its own process; resolves once it listens (api: GraphQL; worker: health). */
 export async function startSpecula(name: string, role: 'api' | 'worker' | 'all', env: Record<string, string>): Promise<{ p: SpeculaProcess; port: number }> {
-  const proc = spawn(process.execPath, [join(ROOT, 'bin', 'specula.js'), 'serve', '--role', role], {
+  const proc = spawn(process.execPath, [HEAP_FLOOR_FLAG, join(ROOT, 'bin', 'specula.js'), 'serve', '--role', role], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', SPECULA_WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
