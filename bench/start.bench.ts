@@ -2,7 +2,8 @@
  * Cold start and resting memory of the embedded server (`npm start`: the API and a worker in one process):
  * from spawning it to its first `/readyz` 200, over several starts; then, in one more start, its RSS idle, after
  * one sample-page job (1 s and 5 s after it), and its peak (Linux's VmHWM). Optionally the same start under other Node binaries
- * (`--node /path/to/node,...`), run as `node dist/src/cli/main.js serve` since npm starts with the Node on PATH.
+ * (`--node /path/to/node,...`), run as `node --initial-old-space-size=64 dist/src/cli/main.js serve` (as npm start
+ * runs it) since npm starts with the Node on PATH.
  *
  *   npm run bench:start -- [--runs 5] [--node PATHS] [--out bench/results/start.json]
  */
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { median, ROOT, writeReport } from './lines.js';
+import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 
 const { values } = parseArgs({
   options: {
@@ -96,7 +98,7 @@ const npmBin = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const rows = [await coldStarts('npm start', npmBin, ['start', '--silent'])];
 for (const node of values.node.split(',').filter(Boolean)) {
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  rows.push(await coldStarts(`node ${version} dist/src/cli/main.js serve`, node, [join('dist', 'src', 'cli', 'main.js'), 'serve']));
+  rows.push(await coldStarts(`node ${version} ${HEAP_FLOOR_FLAG} dist/src/cli/main.js serve`, node, [HEAP_FLOOR_FLAG, join('dist', 'src', 'cli', 'main.js'), 'serve']));
 }
 
 // Memory: idle once ready (after a second), after one sample-page job (and a second more), and the peak.
