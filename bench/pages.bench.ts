@@ -19,13 +19,13 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
+import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 import { ned } from '../src/eval/ned.js';
 import { pageImageFile } from '../src/eval/page-runner.js';
 import { type EvalPage, loadPageSet } from '../src/eval/page-sets.js';
 import { TESSERACT_ENV, tesseractArgs, tesseractText, tesseractVersion } from '../src/eval/tesseract.js';
 import { ROOT, writeReport } from './lines.js';
 import type { PageJob, ReaderResult } from './pages-reader.js';
-import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 
 const run = promisify(execFile);
 

@@ -12,9 +12,9 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { median, ROOT, writeReport } from './lines.js';
-import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 
 const { values } = parseArgs({
   options: {

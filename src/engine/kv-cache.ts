@@ -26,8 +26,8 @@ export class KvCache {
   ) {
     this.batch = batch;
     this.capacity = capacity;
-    this.k = this.zeros(layers * batch * heads * capacity * headDim);
-    this.v = this.zeros(this.k.length);
+    this.k = this.array(layers * batch * heads * capacity * headDim);
+    this.v = this.array(this.k.length);
     this.lengths = new Int32Array(batch);
   }
 
@@ -84,7 +84,7 @@ export class KvCache {
   }
 
   /** Not zeroed from the pool: a row's slots past its length are masked out of attention (attn_bias), never read. */
-  private zeros(n: number): Float32Array {
+  private array(n: number): Float32Array {
     return this.pool ? this.pool.take(n, false) : new Float32Array(n);
   }
 
@@ -98,8 +98,8 @@ export class KvCache {
     const oldB = this.batch;
     const oldC = this.capacity;
     const nb = rows.length;
-    const k = this.zeros(layers * nb * heads * capacity * dh);
-    const v = this.zeros(k.length);
+    const k = this.array(layers * nb * heads * capacity * dh);
+    const v = this.array(k.length);
     const copy = Math.min(oldC, capacity) * dh;
     for (let l = 0; l < layers; l++) {
       rows.forEach((r, nbIdx) => {

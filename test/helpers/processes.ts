@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './fixtures.js';
 import { HEAP_FLOOR_FLAG } from '../../src/cli/heap-floor.js';
+import { ROOT } from './fixtures.js';
 
 export interface LogLine {
   msg?: string;
