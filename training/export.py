@@ -24,7 +24,7 @@ import charset  # noqa: E402
 from data import collate, held_out, make_sample  # noqa: E402
 from layer_inputs import split_layer_inputs  # noqa: E402
 from model import NEG, OCRModel, greedy_decode, load_model  # noqa: E402
-from render import IMAGE_HEIGHT, MAX_WIDTH, WIDTH_MULTIPLE  # noqa: E402
+from render import IMAGE_HEIGHT, MAX_WIDTH, READ_CHARS, READ_WIDTH, WIDTH_MULTIPLE  # noqa: E402
 
 FOCAL = [1, 2]
 OPSET = 17
@@ -213,7 +213,8 @@ def main():
         "dims": {"dModel": cfg.d_model, "nLayers": L, "nHeads": H, "headDim": dh, "dFf": cfg.d_ff,
                  "vocabSize": cfg.vocab_size, "maxVisual": cfg.max_visual, "maxText": cfg.max_text},
         "image": {"height": IMAGE_HEIGHT, "widthMultiple": WIDTH_MULTIPLE, "visualStride": WIDTH_MULTIPLE,
-                  "maxWidth": MAX_WIDTH, "normalise": "minmax-ink-one"},
+                  "maxWidth": MAX_WIDTH, "readWidth": READ_WIDTH,
+                  "readChars": READ_CHARS, "normalise": "minmax-ink-one"},
         "decoding": {"maxNewTokens": MAX_LEN * (cfg.max_lines or 1), "negativeBias": NEG},
         # A region bundle reads up to maxLines line crops as one sequence: BOS opens each line (the engine
         # gives it back as a line break), a text position is line * lineStride + index within the line, and

@@ -6,6 +6,7 @@ for layout tests).
   /usr/bin/python3 training/make_page.py --layout two-column --out test/fixtures/two-column.png --seed 12
   /usr/bin/python3 training/make_page.py --layout table --out test/fixtures/table.png --seed 13
   /usr/bin/python3 training/make_page.py --layout magazine --out test/fixtures/magazine.png --seed 14 --width 1400 --height 1400 --size 22
+  /usr/bin/python3 training/make_page.py --out test/fixtures/wide-lines.png --width 2200 --height 700 --size 18 --seed 21 --face "Liberation Sans"
 
 Writes OUT, OUT with .txt (the printed lines, in reading order) and, for layouts other than `plain`, OUT with
 .json (blocks: type, box [x, y, w, h], lines). The text comes from textgen.py; nothing here reads ../shared/eval.

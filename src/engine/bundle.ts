@@ -44,6 +44,10 @@ export const BundleConfigSchema = z.object({
     widthMultiple: z.number().int().positive(),
     visualStride: z.number().int().positive(),
     maxWidth: z.number().int().positive(),
+    /** The widest crop the decoder reads whole (engine/wide-crops.ts); wider lines are read in pieces. */
+    readWidth: z.number().int().positive().optional(),
+    /** A line narrower than one vision pass but wider than readWidth is read whole when its CTC reading has at most this many characters. */
+    readChars: z.number().int().positive().optional(),
     normalise: z.literal('minmax-ink-one'),
   }),
   decoding: z.object({ maxNewTokens: z.number().int().positive(), negativeBias: z.number() }),

@@ -9,10 +9,12 @@ import { DraftingContext } from './drafting-context.js';
 import { EngineError } from './errors.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
-import { type GrayCrop, type ImageSpec, packBatch } from './preprocess.js';
+import { checkCrop, type GrayCrop, type ImageSpec, packBatch } from './preprocess.js';
 import { createStrategies } from './registry.js';
 import { type ForwardObservation, Scheduler, type SchedulerOptions } from './scheduler.js';
+import type { LineOutput } from './sequence.js';
 import { runVision } from './vision.js';
+import { type CropPiece, cutWideCrop, joinPieces, MAX_PIECES, type PieceReading, PieceStream } from './wide-crops.js';
 
 export interface LineReading {
   text: string;
@@ -58,25 +60,56 @@ export interface EngineOptions extends BundleOptions {
   idleReleaseMs?: number;
   /** Called after that release (a server passes V8's gc(): the memory is returned then, not at some later GC). */
   collect?: () => void;
+  /**
+   * Lines the CTC head counts more characters on are read in pieces (wide-crops.ts); default the bundle's
+   * image.readChars. null: every line up to one vision pass wide is read whole, as the model reads it run directly.
+   */
+  readChars?: number | null;
 }
 
 export class Engine {
   private readonly scheduler: Scheduler;
+  private readonly pieces = new WeakMap<GrayCrop, CropPiece[]>();
   private closed = false;
 
-  private constructor(readonly bundle: Bundle, opts: SchedulerOptions) {
+  private constructor(
+    readonly bundle: Bundle,
+    opts: SchedulerOptions,
+    private readonly readChars: number | undefined,
+  ) {
     this.scheduler = new Scheduler(bundle, opts);
   }
 
   static async open(dir: string = DEFAULT_BUNDLE, opts: EngineOptions = {}): Promise<Engine> {
     const { idleReleaseMs, collect } = opts;
-    return new Engine(await loadBundle(dir, opts), { maxBatch: Math.max(1, opts.maxBatch ?? 32), idleReleaseMs, collect });
+    const bundle = await loadBundle(dir, opts);
+    const readChars = opts.readChars === null ? undefined : (opts.readChars ?? bundle.config.image.readChars);
+    return new Engine(bundle, { maxBatch: Math.max(1, opts.maxBatch ?? 32), idleReleaseMs, collect }, readChars);
   }
 
-  /** What a line crop must look like: the document layer scales crops to this. */
+  /**
+   * What a line crop must look like: the document layer scales crops to this. A line too long to read whole is read
+   * in pieces of up to `readWidth` columns (wide-crops.ts), so a crop may be MAX_PIECES times that wide.
+   */
   get imageSpec(): ImageSpec {
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
-    return { height, widthMultiple, maxWidth };
+    return { height, widthMultiple, maxWidth: this.readWidth < maxWidth ? MAX_PIECES * this.readWidth : maxWidth };
+  }
+
+  /** The widest piece of a line read in pieces: the bundle's readWidth, else (bundles that do not say) its maxWidth. */
+  get readWidth(): number {
+    const { maxWidth, readWidth } = this.bundle.config.image;
+    return Math.min(maxWidth, readWidth ?? maxWidth);
+  }
+
+  /** A wide crop's pieces, cut once: the orientation check and the reading then share them (and their states). */
+  private piecesOf(crop: GrayCrop): CropPiece[] {
+    let pieces = this.pieces.get(crop);
+    if (!pieces) {
+      pieces = cutWideCrop(crop, this.readWidth, this.bundle.config.image.maxWidth);
+      this.pieces.set(crop, pieces);
+    }
+    return pieces;
   }
 
   /** Most lines in one decoder forward. */
@@ -150,7 +183,9 @@ export class Engine {
     const runs: { first: number; crops: readonly GrayCrop[] }[] = [];
     let first = 0;
     for (const b of blocks) {
-      for (let i = 0; i < b.length; i += region.maxLines) runs.push({ first: first + i, crops: b.slice(i, i + region.maxLines) });
+      // A block with a line wider than one vision pass is read line by line, that line in pieces.
+      const step = b.some((c) => c.width > this.bundle.config.image.maxWidth) ? 1 : region.maxLines;
+      for (let i = 0; i < b.length; i += step) runs.push({ first: first + i, crops: b.slice(i, i + step) });
       first += b.length;
     }
     const metrics = opts.metrics ?? new SpecMetrics();
@@ -211,9 +246,12 @@ export class Engine {
     const lines: LineReading[] = new Array(items.length);
     // Asked for (align): each item's glyphs, one list per crop (a line's reading carries its own as `glyphs` too).
     const glyphs: (Glyph[][] | undefined)[] = new Array(items.length);
-    await Promise.all(order.map(async (i) => {
-      const out = await this.scheduler.read({
-        crops: items[i],
+    const onTokens = opts.onTokens;
+    const decoded = (ids: readonly number[]): string => tokenizer.decode(ids);
+    type Tokens = (text: string, fromDraft: readonly boolean[], drafted: number) => void;
+    const readOne = (crops: readonly GrayCrop[], maxChars: number | undefined, tokens: Tokens | undefined): Promise<LineOutput> =>
+      this.scheduler.read({
+        crops,
         drafter,
         verifier,
         draftLength: decoding.draftLength,
@@ -222,12 +260,54 @@ export class Engine {
         visualKeep: decoding.visualTokens.keep,
         align: opts.align,
         signal: opts.signal,
-        onTokens: opts.onTokens ? (ids, fromDraft, drafted) => opts.onTokens?.(i, tokenizer.decode(ids), fromDraft, drafted) : undefined,
+        ...(maxChars !== undefined ? { maxChars } : {}),
+        onTokens: tokens ? (ids, fromDraft, drafted) => tokens(decoded(ids), fromDraft, drafted) : undefined,
+      }).then((out) => {
+        if (!out.tooLong) metrics.vision(out.visionGroup, out.visionMs);
+        return out;
       });
-      metrics.vision(out.visionGroup, out.visionMs);
-      glyphs[i] = out.glyphs;
-      const own = out.glyphs && items[i].length === 1 ? { glyphs: out.glyphs[0] } : {};
-      const reading = { text: tokenizer.decode(out.ids), ids: out.ids, confidence: out.confidence, ctcText: tokenizer.decode(out.ctc), ...own };
+    const { maxWidth, height } = this.bundle.config.image;
+    const { readChars } = this;
+    /**
+     * One line crop, whole or in pieces (wide-crops.ts). Wider than a vision pass takes: in pieces of readWidth.
+     * Otherwise whole, unless the CTC head reads more than readChars characters on it (the scheduler then sends it
+     * back undecoded): then in pieces sized to hold about readChars each. Pieces are read the same way in turn.
+     */
+    const readLine = async (crop: GrayCrop, tokens: Tokens | undefined, judge = true): Promise<PieceReading> => {
+      let pieces: CropPiece[];
+      if (crop.width > maxWidth) pieces = this.piecesOf(crop);
+      else {
+        // A piece a few letters wide, or one the cut could not shorten, is read whole whatever its count.
+        const limit = judge && readChars !== undefined && crop.width > 4 * height ? readChars : undefined;
+        const out = await readOne([crop], limit, tokens);
+        if (!out.tooLong) {
+          return { text: decoded(out.ids), confidence: out.confidence, ctcText: decoded(out.ctc), ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}) };
+        }
+        pieces = cutWideCrop(crop, Math.min(this.readWidth, Math.floor((crop.width * (readChars ?? 1)) / out.ctc.length)), maxWidth);
+      }
+      const stream = tokens ? new PieceStream(pieces.length, tokens) : null;
+      const readings = await Promise.all(pieces.map((p, j) =>
+        readLine(p.crop, stream ? (text, fromDraft, drafted) => stream.tokens(j, text, fromDraft, drafted) : undefined, pieces.length > 1).then((r) => {
+          stream?.finished(j);
+          return r;
+        })));
+      return joinPieces(pieces, readings);
+    };
+    await Promise.all(order.map(async (i) => {
+      const crops = items[i];
+      const tokens: Tokens | undefined = onTokens ? (text, fromDraft, drafted) => onTokens(i, text, fromDraft, drafted) : undefined;
+      let reading: LineReading;
+      if (crops.length > 1) {
+        // A region's crops go as they are (a region bundle learnt lines of at most 100 characters).
+        const out = await readOne(crops, undefined, tokens);
+        glyphs[i] = out.glyphs;
+        reading = { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc) };
+      } else {
+        checkCrop(crops[0], this.imageSpec);
+        const r = await readLine(crops[0], tokens);
+        glyphs[i] = r.glyphs ? [r.glyphs] : undefined;
+        reading = { ...r, ids: tokenizer.encode(r.text) };
+      }
       lines[i] = reading;
       opts.onLine?.(i, reading);
     }));
@@ -243,9 +323,23 @@ export class Engine {
   async ctcConfidence(crops: readonly GrayCrop[], opts: { keep?: boolean } = {}): Promise<{ logProb: number; frames: number }[]> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     if (!crops.length) return [];
-    const state = await runVision(this.bundle, packBatch(crops, this.imageSpec));
-    if (opts.keep && !this.readsRegions) this.scheduler.remember(crops, state);
-    return ctcConfidence(state, this.bundle.config.specialIds.ctcBlank);
+    // A line wider than one vision pass as its pieces, cut as its reading will cut them: their states are the ones
+    // that reading can use. (A narrower wide line's state serves its reading whole, or is dropped if it goes in pieces.)
+    const pieces = crops.map((c) => {
+      checkCrop(c, this.imageSpec);
+      return c.width > this.bundle.config.image.maxWidth ? this.piecesOf(c) : [{ crop: c, x: 0, scale: 1 }];
+    });
+    const flat = pieces.flat().map((p) => p.crop);
+    const { height, widthMultiple, maxWidth } = this.bundle.config.image;
+    const state = await runVision(this.bundle, packBatch(flat, { height, widthMultiple, maxWidth }));
+    if (opts.keep && !this.readsRegions) this.scheduler.remember(flat, state);
+    const each = ctcConfidence(state, this.bundle.config.specialIds.ctcBlank);
+    let at = 0;
+    return pieces.map((p) => {
+      const mine = each.slice(at, (at += p.length));
+      const frames = mine.reduce((n, m) => n + m.frames, 0);
+      return { logProb: frames ? mine.reduce((s, m) => s + (m.frames ? m.logProb * m.frames : 0), 0) / frames : -Infinity, frames };
+    });
   }
 
   /** Lines still being read fail with ENGINE_CLOSED; the sessions are released once nothing runs on them. */

@@ -221,10 +221,10 @@ export class Scheduler {
     this.compact(true);
   }
 
-  /** Keep each crop's row of a vision pass run outside the scheduler, for when the crop is read. */
-  remember(crops: readonly GrayCrop[], state: VisualState): void {
+  /** Keep each crop's row of a vision pass run outside the scheduler, for when the crop is read (null: not this row). */
+  remember(crops: readonly (GrayCrop | null)[], state: VisualState): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
-    crops.forEach((crop, r) => this.seen.set(crop, keepVisualRows(state, [r], nLayers, nHeads, headDim)));
+    crops.forEach((crop, r) => crop && this.seen.set(crop, keepVisualRows(state, [r], nLayers, nHeads, headDim)));
   }
 
   /**
@@ -266,8 +266,10 @@ export class Scheduler {
   }
 
   /** A group's rows join the batch, their visual states copied in after the running batch's. */
-  private join(pass: VisionPass): void {
+  private join(landed: VisionPass): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+    const pass = this.withoutTooLong(landed);
+    if (!pass.group.length) return;
     const { group, chunks, ms, ctc, ctcFrames } = pass;
     const { bos } = this.bundle.config.specialIds;
     const real = chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => {
@@ -294,6 +296,30 @@ export class Scheduler {
       this.vis = vis;
       this.seqs = [...this.seqs, ...seqs];
     }
+  }
+
+  /**
+   * Lines the CTC head read more characters on than their task allows go back undecoded (`tooLong`), their rows
+   * taken out of the pass's visual states; the rest of the pass joins as it is.
+   */
+  private withoutTooLong(pass: VisionPass): Pick<VisionPass, 'group' | 'chunks' | 'ms' | 'ctc' | 'ctcFrames'> {
+    const long = pass.group.map((p, r) => p.task.maxChars !== undefined && pass.ctc[r].length > p.task.maxChars);
+    if (!long.includes(true)) return pass;
+    const { nLayers, nHeads, headDim } = this.bundle.config.dims;
+    pass.group.forEach((p, r) => long[r] && p.resolve({ ids: [], ctc: pass.ctc[r], confidence: 0, tooLong: true, visionGroup: 0, visionMs: pass.ms }));
+    const chunks: VisualState[] = [];
+    let at = 0;
+    for (const c of pass.chunks) {
+      const keep = Array.from({ length: c.batch }, (_, r) => r).filter((r) => !long[at + r]);
+      at += c.batch;
+      if (keep.length === c.batch) chunks.push(c);
+      else {
+        if (keep.length) chunks.push(keepVisualRows(c, keep, nLayers, nHeads, headDim, this.pool));
+        releaseVisual(c, this.pool);
+      }
+    }
+    const kept = <T>(xs: readonly T[]): T[] => xs.filter((_, r) => !long[r]);
+    return { group: kept(pass.group), chunks, ms: pass.ms, ctc: kept(pass.ctc), ctcFrames: kept(pass.ctcFrames) };
   }
 
   /** One draft-length policy per request (its drafter instance), shared by its lines. */

@@ -20,6 +20,11 @@ export interface LineTask {
   visualKeep?: number;
   /** Align the final text to the CTC frames (LineOutput.glyphs): where each character sits in the crop. */
   align?: boolean;
+  /**
+   * A line the CTC head reads more characters on than this is not decoded: it comes back at once, `tooLong`, for
+   * the engine to read in pieces (engine/wide-crops.ts).
+   */
+  maxChars?: number;
   /** Newly committed tokens of this line, and which of them came from an accepted draft. */
   onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
@@ -32,6 +37,8 @@ export interface LineOutput {
   confidence: number;
   /** Asked for (LineTask.align): each crop's characters, where the CTC frames place them, with their probabilities. */
   glyphs?: Glyph[][];
+  /** Set when the CTC head read more than LineTask.maxChars characters: nothing was decoded (ids empty). */
+  tooLong?: boolean;
   /** The vision pass this line was admitted with (several lines share one), and what it took. */
   visionGroup: number;
   visionMs: number;

@@ -18,7 +18,7 @@ const VISION_CHUNK = 8;
  * (onnxruntime's arena keeps the largest it has seen: 8 lines of 1,600 px took 200 MB, 2 of 1,200 px 33 MB), and
  * on one or two threads a pass runs no slower per column in chunks this size.
  */
-const CHUNK_COLUMNS = 3200;
+export const CHUNK_COLUMNS = 3200;
 
 /**
  * `widths` (narrowest first, so each chunk pads little) cut into consecutive runs of at most VISION_CHUNK lines

@@ -19,11 +19,20 @@ export interface TestLine {
   truth: string;
 }
 
-/** Up to `perSet` lines from each line set (spread evenly through it), as model-ready crops. */
+/**
+ * What one vision pass takes: tests that hold the engine to the model run directly (the reference greedy loop, a
+ * vision pass of their own) need crops the model reads whole, as wide lines were before the engine read them in
+ * pieces (engine/wide-crops.ts, held to the same properties in wide-lines.test.ts).
+ */
+export function modelSpec(engine: Engine): Engine['imageSpec'] {
+  return { ...engine.imageSpec, maxWidth: engine.bundle.config.image.maxWidth };
+}
+
+/** Up to `perSet` lines from each line set (spread evenly through it), as model-ready crops (one vision pass each). */
 export async function realLines(engine: Engine, perSet: number): Promise<TestLine[]> {
   if (!existsSync(EVAL_DIR)) {
     const page = await decodeImage(readFileSync(SAMPLE_PAGE), SAMPLE_PAGE);
-    const crops = await cropLines(page, findLines(page), engine.imageSpec);
+    const crops = await cropLines(page, findLines(page), modelSpec(engine));
     const truth = readFileSync(SAMPLE_TEXT, 'utf8').trim().split('\n');
     return crops.map((crop, i) => ({ set: 'sample-page', crop, truth: truth[i] ?? '' }));
   }
@@ -33,7 +42,7 @@ export async function realLines(engine: Engine, perSet: number): Promise<TestLin
     const step = Math.max(1, all.length / perSet);
     for (let i = 0; i < Math.min(perSet, all.length); i++) {
       const l = all[Math.floor(i * step)];
-      out.push({ set, truth: l.text, crop: await cropLineImage(await decodeImage(readFileSync(l.image), l.image), engine.imageSpec) });
+      out.push({ set, truth: l.text, crop: await cropLineImage(await decodeImage(readFileSync(l.image), l.image), modelSpec(engine)) });
     }
   }
   return out;
@@ -59,6 +68,6 @@ export async function realRegions(engine: Engine, perRegion: number, most: numbe
     }
     return { source: 'sample-page', regions };
   }
-  const regions = (await loadRegionCrops(EVAL_DIR, perRegion, engine.imageSpec, most)).map(({ crops, truth }) => ({ crops, truth }));
+  const regions = (await loadRegionCrops(EVAL_DIR, perRegion, modelSpec(engine), most)).map(({ crops, truth }) => ({ crops, truth }));
   return { source: 'docbank_lines', regions };
 }
