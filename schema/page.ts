@@ -1,6 +1,6 @@
 /** A job's pages → blocks (type, box, reading order, markdown, confidence) → lines. */
 import type { BlockOut, LineOut, PageOut } from '../src/document/assemble.js';
-import { BLOCK_TYPES } from '../src/document/layout/analyze.js';
+import { BLOCK_TYPES, type TableSpan } from '../src/document/layout/analyze.js';
 import type { Box as BoxShape } from '../src/document/layout/ink.js';
 import type { CharOut, WordOut } from '../src/document/word-boxes.js';
 import { builder } from './builder.js';
@@ -49,6 +49,26 @@ export const BlockType = builder.enumType('BlockType', {
   values: Object.fromEntries(BLOCK_TYPES.map((v) => [v.toUpperCase(), { value: v }])),
 });
 
+export const TableCellSpan = builder.objectRef<TableSpan>('TableCellSpan').implement({
+  description: 'A table cell covering more than one grid position: a heading over several columns, a label over several rows.',
+  fields: (t) => ({
+    row: t.exposeInt('row', { description: 'The grid row of its top-left position (0-based).' }),
+    column: t.int({ description: 'The grid column of its top-left position (0-based).', resolve: (s) => s.col }),
+    rowSpan: t.exposeInt('rowSpan', { description: 'Grid rows it covers.' }),
+    columnSpan: t.int({ description: 'Grid columns it covers.', resolve: (s) => s.colSpan }),
+  }),
+});
+
+export const TableStructure = builder.objectRef<NonNullable<BlockOut['table']>>('TableStructure').implement({
+  description: 'A table\'s grid: its size, the rows that head its columns, and the cells that span (the rest cover one position).',
+  fields: (t) => ({
+    rows: t.exposeInt('rows', { description: 'Grid rows.' }),
+    columns: t.exposeInt('columns', { description: 'Grid columns.' }),
+    headerRows: t.exposeInt('headerRows', { description: 'Leading rows that head the columns.' }),
+    spans: t.field({ type: [TableCellSpan], description: 'Cells covering more than one grid position.', resolve: (s) => s.spans }),
+  }),
+});
+
 export const Block = builder.objectRef<BlockOut>('Block').implement({
   fields: (t) => ({
     type: t.field({ type: BlockType, description: 'What the block is.', resolve: (b) => b.type }),
@@ -58,7 +78,8 @@ export const Block = builder.objectRef<BlockOut>('Block').implement({
     markdown: t.exposeString('markdown', { description: 'The block as markdown (a figure is `<!-- image -->`).' }),
     confidence: t.float({ nullable: true, description: 'Mean confidence of the block\'s lines; null where the engine gave none (figures).', resolve: (b) => b.confidence }),
     lines: t.field({ type: [Line], description: 'The block\'s text lines (a table\'s cell by cell, row by row; none for a figure).', resolve: (b) => b.lines }),
-    cells: t.field({ type: t.listRef(t.listRef('String')), nullable: true, description: 'Tables: cell text, row by row.', resolve: (b) => b.cells ?? null }),
+    cells: t.field({ type: t.listRef(t.listRef('String')), nullable: true, description: 'Tables: cell text by grid position, row by row (empty where a spanning cell covers the position).', resolve: (b) => b.cells ?? null }),
+    table: t.field({ type: TableStructure, nullable: true, description: 'Tables: the grid\'s size, header rows and spanning cells; null for other blocks.', resolve: (b) => b.table ?? null }),
   }),
 });
 

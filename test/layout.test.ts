@@ -10,13 +10,14 @@ import sharp from 'sharp';
 import { assemblePage, isPageNumber, reflow, tableMarkdown, type LineOut } from '../src/document/assemble.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { flattenBackground } from '../src/document/flatten.js';
-import { analyzeLayout, type PageLayout } from '../src/document/layout/analyze.js';
+import { analyzeLayout, type PageLayout, type TableSpan } from '../src/document/layout/analyze.js';
+import { foldCurrencyColumns } from '../src/document/table-text.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
 
 type Rect = [number, number, number, number];
 
 interface Truth {
-  blocks: { type: string; box: Rect; lines: string[]; line_boxes?: Rect[]; cells?: string[][]; cell_boxes?: Rect[][] }[];
+  blocks: { type: string; box: Rect; lines: string[]; line_boxes?: Rect[]; cells?: string[][]; cell_boxes?: Rect[][]; grid?: [string, number, boolean][][] }[];
 }
 
 const fixture = (name: string): string => join(ROOT, 'test', 'fixtures', name);
@@ -133,6 +134,32 @@ describe('block types', () => {
       assert.ok(page.blocks.filter((b) => b.type === 'paragraph').length >= 2, 'the text around it stays paragraphs');
     });
   }
+
+  it('a financial statement\'s table is one table: its headings over the columns they head, currency signs with their figures, wrapped labels in one cell', async () => {
+    const truth = truthOf('statement.png');
+    const layout = await layoutOf(fixture('statement.png'));
+    const tables = layout.blocks.filter((b) => b.type === 'table');
+    assert.equal(tables.length, 1, 'the headings set apart from the body are part of the table');
+    const page = assemblePage(0, layout, truthTexts(layout, truth));
+    const block = page.blocks.find((b) => b.type === 'table');
+    // The printed grid (a column of its own for each "$"), laid out with its spans, then the signs folded in.
+    const grid = truth.blocks.find((b) => b.type === 'table')?.grid ?? [];
+    const cells: string[][] = [];
+    const spans: TableSpan[] = [];
+    grid.forEach((row, r) => {
+      cells.push([]);
+      for (const [text, span] of row) {
+        if (span > 1) spans.push({ row: r, col: cells[r].length, rowSpan: 1, colSpan: span });
+        cells[r].push(text, ...Array<string>(span - 1).fill(''));
+      }
+    });
+    const want = foldCurrencyColumns({ cells, spans, headerRows: grid.filter((row) => row.every(([, , head]) => head)).length });
+    assert.deepEqual(block?.cells, want.cells);
+    assert.deepEqual(block?.table, { rows: want.cells.length, columns: want.cells[0].length, headerRows: 3, spans: want.spans });
+    assert.deepEqual(want.spans, [{ row: 0, col: 1, rowSpan: 1, colSpan: 3 }], '"Year Ended" over the three dated columns');
+    assert.match(block?.markdown ?? '', /^<table>\n<thead>\n<tr><th><\/th><th colspan="3">/);
+    assert.match(block?.markdown ?? '', /<td>\$[\d,]+<\/td>/, 'a figure with its currency sign');
+  });
 
   it('a line of large bold type is one heading line, not a table of its words nor pictures of its letters', async () => {
     // The sample page's bold heading ("Return Self") three times its size, above the page.

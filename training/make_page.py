@@ -6,6 +6,7 @@ for layout tests).
   /usr/bin/python3 training/make_page.py --layout two-column --out test/fixtures/two-column.png --seed 12
   /usr/bin/python3 training/make_page.py --layout table --out test/fixtures/table.png --seed 13
   /usr/bin/python3 training/make_page.py --layout magazine --out test/fixtures/magazine.png --seed 14 --width 1400 --height 1400 --size 22
+  /usr/bin/python3 training/make_page.py --layout statement --out test/fixtures/statement.png --seed 31 --face "Liberation Sans"
   /usr/bin/python3 training/make_page.py --out test/fixtures/wide-lines.png --width 2200 --height 700 --size 18 --seed 21 --face "Liberation Sans"
 
 Writes OUT, OUT with .txt (the printed lines, in reading order) and, for layouts other than `plain`, OUT with
@@ -251,7 +252,78 @@ def magazine(args, src, bank, rng, face):
     return p
 
 
-LAYOUTS = {"plain": plain, "article": article, "two-column": two_column, "table": table, "magazine": magazine}
+def statement(args, src, bank, rng, face):
+    """A financial statement's table: two header rows over the value columns (a spanning "Year Ended" over dated
+    columns; the stub column's head empty), a units line, currency signs in columns of their own, right-aligned
+    figures, stub labels that wrap onto an indented second line, a rule over the total row; prose above and below.
+    The block's `grid` is its rows as printed: [text, colspan, header] per cell (spanned positions left out);
+    `cells` and `cell_boxes` the text drawn and where, row by row."""
+    p = Page(args.width, args.height, bank, face, args.size)
+    margin = int(args.width * 0.1)
+    lead = int(args.size * 1.5)
+    width = args.width - 2 * margin
+    y = p.block("paragraph", margin, margin, wrap(prose(src, rng, 200), p.body, width)[:2], p.body, int(args.size * 1.45)) + lead
+    years = sorted(rng.sample(range(1990, 2030), 3), reverse=True)
+    dates = [f"{rng.choice(['Jan', 'Mar', 'Jun', 'Sep', 'Dec'])} {rng.randint(1, 28)}, {yr}" for yr in years]
+    stub_w = int(width * 0.38)
+    col_w = (width - stub_w) // 3
+    sign_x = [margin + stub_w + i * col_w + int(col_w * 0.08) for i in range(3)]
+    right = [margin + stub_w + (i + 1) * col_w - int(col_w * 0.06) for i in range(3)]
+    top = y
+    cells, boxes = [], []
+
+    def draw(row, x, text, font):
+        box = p.text(x, y, text, font)
+        cells[row].append(text)
+        boxes[row].append(box)
+
+    span_title = rng.choice(["Year Ended", "Fiscal Year", "Twelve Months Ended"])
+    cells.append([]), boxes.append([])
+    draw(0, int((sign_x[0] + right[2]) / 2 - p.sub.getlength(span_title) / 2), span_title, p.sub)
+    y += lead
+    p.draw.line([(sign_x[0], y - 6), (right[2], y - 6)], fill=0, width=1)
+    cells.append([]), boxes.append([])
+    for i, d in enumerate(dates):
+        draw(1, int(right[i] - p.sub.getlength(d)), d, p.sub)
+    y += lead
+    units = "(In millions)"
+    cells.append([]), boxes.append([])
+    draw(2, int((sign_x[1] + right[1]) / 2 - p.small.getlength(units) / 2), units, p.small)
+    y += lead
+    grid = [[["", 1, True], [span_title, 6, True]], [["", 1, True]] + [[d, 2, True] for d in dates], [["", 1, True], ["", 2, True], [units, 2, True], ["", 2, True]]]
+    n = rng.randint(4, 6)
+    for r in range(n + 1):
+        total = r == n
+        label = "Total" if total else " ".join(src._word() for _ in range(rng.randint(1, 5))).capitalize()
+        values = [f"{rng.randint(1, 9999):,}" for _ in range(3)]
+        signed = r == 0 or total
+        if total:
+            for i in range(3):
+                p.draw.line([(sign_x[i], y - 5), (right[i], y - 5)], fill=0, width=1)
+        row = len(cells)
+        cells.append([]), boxes.append([])
+        lines = wrap(label, p.body, stub_w - args.size)
+        draw(row, margin, lines[0], p.body)
+        if len(lines) > 1:
+            y0 = y
+            y += int(lead * 0.8)
+            draw(row, margin + args.size, " ".join(lines[1:]), p.body)
+            y = y0
+        for i, v in enumerate(values):
+            if signed:
+                draw(row, sign_x[i], "$", p.body)
+            draw(row, int(right[i] - p.body.getlength(v)), v, p.body)
+        grid.append([[" ".join(lines), 1, False]] + [c for v in values for c in (["$" if signed else "", 1, False], [v, 1, False])])
+        y += lead + (int(lead * 0.8) if len(lines) > 1 else 0)
+    p.blocks.append({"type": "table", "box": [margin, top, width, y - top], "lines": [t for row in cells for t in row],
+                     "grid": grid, "cells": cells, "cell_boxes": boxes})
+    y += lead
+    p.block("paragraph", margin, y, wrap(prose(src, rng, 200), p.body, width)[:2], p.body, int(args.size * 1.45))
+    return p
+
+
+LAYOUTS = {"plain": plain, "article": article, "two-column": two_column, "table": table, "magazine": magazine,
+           "statement": statement}
 
 
 def main():

@@ -7,7 +7,9 @@
 import { type Box, unionBox } from './layout/ink.js';
 import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
 import type { WordOut } from './word-boxes.js';
-import { headingMarkdown, listItemMarkdown, paragraphMarkdown, tableMarkdown } from './markdown.js';
+import { headingMarkdown, listItemMarkdown, paragraphMarkdown } from './markdown.js';
+import type { TableSpan } from './layout/table-grid.js';
+import { foldCurrencyColumns, tableToMarkdown } from './table-text.js';
 
 export { tableMarkdown } from './markdown.js';
 
@@ -29,8 +31,10 @@ export interface BlockOut {
   /** Mean confidence of the block's lines, where the engine gave one. */
   confidence: number | null;
   lines: LineOut[];
-  /** Tables: cell text, row by row. */
+  /** Tables: cell text by grid position, row by row ('' where a spanning cell covers the position). */
   cells?: string[][];
+  /** Tables: the grid's size, its header rows and the cells that span more than one position. */
+  table?: { rows: number; columns: number; headerRows: number; spans: TableSpan[] };
 }
 
 export interface PageOut {
@@ -113,8 +117,10 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     }
     if (lb.type === 'table' && lb.table) {
       let k = 0;
-      const cells = lb.table.cells.map((row) => row.map((cell) => reflow(cell.map(() => lines[k++]?.text ?? ''))));
-      push({ type: 'table', box: lb.box, markdown: tableMarkdown(cells), confidence: meanConfidence(lines), lines, cells });
+      const read = lb.table.cells.map((row) => row.map((cell) => reflow(cell.map(() => lines[k++]?.text ?? ''))));
+      const t = foldCurrencyColumns({ cells: read, spans: lb.table.spans, headerRows: lb.table.headerRows });
+      const table = { rows: t.cells.length, columns: t.cells[0]?.length ?? 0, headerRows: t.headerRows, spans: t.spans };
+      push({ type: 'table', box: lb.box, markdown: tableToMarkdown(t), confidence: meanConfidence(lines), lines, cells: t.cells, table });
       return;
     }
     const text = reflow(lines.map((l) => l.text));

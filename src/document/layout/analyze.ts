@@ -7,27 +7,16 @@
  * (document/assemble.ts).
  */
 import type { GrayPage } from '../decode-image.js';
-import { binarize, type Box, type InkMap, removeRules, type Rule } from './ink.js';
+import { binarize, type Box, type InkMap, removeRules, type Rule, unionBox } from './ink.js';
 import { lineBands, padLine, rowProfile } from './lines.js';
 import { takeOutCaptions } from './captions.js';
 import { takeOutPictures } from './pictures.js';
+import { type LayoutLine, type LayoutTable, tableGrid } from './table-grid.js';
 
 export const BLOCK_TYPES = ['heading', 'paragraph', 'list_item', 'table', 'figure', 'page_header', 'page_footer', 'page_number'] as const;
 export type BlockType = (typeof BLOCK_TYPES)[number];
 
-export interface LayoutLine {
-  /** The crop box the model reads (the band plus padding). */
-  box: Box;
-  /** The ink band itself. */
-  band: Box;
-}
-
-export interface LayoutTable {
-  rows: number;
-  cols: number;
-  /** cells[r][c]: the lines of that cell, top to bottom (often one). */
-  cells: LayoutLine[][][];
-}
+export type { LayoutLine, LayoutTable, TableSpan } from './table-grid.js';
 
 export interface LayoutBlock {
   type: BlockType;
@@ -301,21 +290,35 @@ const median = (xs: number[]): number => {
   return s[Math.floor(s.length / 2)];
 };
 
-function tableOf(ink: InkMap, parts: Box[], lh: number, page: GrayPage): LayoutTable {
-  const bands = parts.map((p) => lineBands(ink, p, lh));
-  const centers = bands.flat().map((b) => b.y + b.height / 2).sort((a, b) => a - b);
-  const rows: number[] = [];
-  for (const c of centers) if (!rows.length || c - rows[rows.length - 1] > 0.6 * lh) rows.push(c);
-  const cells: LayoutLine[][][] = rows.map(() => parts.map(() => []));
-  bands.forEach((pb, c) => {
-    for (const b of pb) {
-      const mid = b.y + b.height / 2;
-      let r = 0;
-      for (let i = 1; i < rows.length; i++) if (Math.abs(rows[i] - mid) < Math.abs(rows[r] - mid)) r = i;
-      cells[r][c].push({ band: b, box: padLine(b, page, parts[c]) });
+/**
+ * Column headings set apart from their table's body (a heading over several columns breaks the gutters the cut
+ * found the table by, and a gap under the headings parts them as a paragraph would): a block just above a table,
+ * within its width, a few lines at most, every line starting right of the table's stub column, is the table's
+ * header. The table's grid is then found again over both.
+ */
+function absorbTableHeads(blocks: LayoutBlock[], ink: InkMap, lh: number, page: GrayPage, hrules: readonly Box[]): void {
+  for (let t = 1; t < blocks.length; t++) {
+    let table = blocks[t];
+    if (table.type !== 'table' || !table.table) continue;
+    for (;;) {
+      const above = blocks[t - 1];
+      const grid: LayoutTable | undefined = table.table;
+      if (!above || !grid || !(['heading', 'paragraph', 'table'] as BlockType[]).includes(above.type)) break;
+      if ((above.table ? above.table.rows : above.lines.length) > 4) break;
+      const stubRight = Math.max(...grid.cells.map((row) => row[0]).flat().map((l) => l.band.x + l.band.width), table.box.x);
+      const b = above.box;
+      const gap = table.box.y - (b.y + b.height);
+      const within = b.x >= table.box.x - 0.5 * lh && b.x + b.width <= table.box.x + table.box.width + 0.5 * lh;
+      // Above the table, or beside its top row (a heading of the same row, cut apart from it).
+      if (b.y > table.box.y || gap > 2 * lh || !within || !above.lines.every((l) => l.band.x >= stubRight)) break;
+      const box = unionBox([table.box, b]);
+      const merged = tableGrid(ink, lineBands(ink, box, lh), lh, page, box, hrules);
+      table = { type: 'table', box, lines: merged.cells.flat(2), table: merged };
+      blocks.splice(t - 1, 2, table);
+      t--;
+      if (t === 0) break;
     }
-  });
-  return { rows: rows.length, cols: parts.length, cells };
+  }
 }
 
 /**
@@ -345,6 +348,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
   const lh = pictures.length ? lineHeightOf(ink) : lhRules;
   const captions = takeOutCaptions(ink, pictures, lh);
   const vrules = rules.filter((r) => r.orientation === 'vertical').map((r) => r.box);
+  const hrules = rules.filter((r) => r.orientation === 'horizontal').map((r) => r.box);
   const leaves = xyCut(ink, full, lh, page, vrules);
   const blocks: LayoutBlock[] = [];
   const bodyDensity: number[] = [];
@@ -359,7 +363,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
   const pageLh = weightedMedian(pending.flatMap((p) => p.bands.map((b) => [b.height, b.width] as [number, number]))) || lh;
   for (const { leaf, bands } of pending) {
     if (leaf.kind === 'table') {
-      const table = tableOf(ink, leaf.parts, pageLh, page);
+      const table = tableGrid(ink, lineBands(ink, leaf.box, pageLh), pageLh, page, leaf.box, hrules);
       blocks.push({ type: 'table', box: leaf.box, lines: table.cells.flat(2), table });
       continue;
     }
@@ -390,6 +394,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     }
     blocks.push({ type, box, lines, ...(level ? { level } : {}) });
   }
+  absorbTableHeads(blocks, ink, pageLh, page, hrules);
   // Each picture (and its caption) follows the first block, in reading order, that its top sits beside (the
   // text it interrupts), or else precedes the first block below it in its span.
   pictures.forEach((pic, i) => {

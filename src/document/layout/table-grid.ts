@@ -1,0 +1,185 @@
+/**
+ * A table region's grid. Rows are its line bands; each row is split into cells at gaps wider than a word space;
+ * columns are where the rows that fill the most cells (the body) leave gaps, so a heading over several columns
+ * spans them instead of breaking them. A stub label that wraps onto a second line (tighter than the rows are set)
+ * is one cell, not a row of its own; the rows above the body whose stub cell is empty are its header.
+ */
+import type { GrayPage } from '../decode-image.js';
+import type { Box, InkMap } from './ink.js';
+import { lineBands, padLine } from './lines.js';
+
+export interface LayoutLine {
+  /** The crop box the model reads (the band plus padding). */
+  box: Box;
+  /** The ink band itself. */
+  band: Box;
+}
+
+export interface TableSpan {
+  row: number;
+  col: number;
+  rowSpan: number;
+  colSpan: number;
+}
+
+export interface LayoutTable {
+  rows: number;
+  cols: number;
+  /** cells[r][c]: the lines of the cell whose top-left is (r, c), top to bottom; empty where a span covers it. */
+  cells: LayoutLine[][][];
+  /** Cells covering more than one grid position (the rest are one by one). */
+  spans: TableSpan[];
+  /** Leading rows that head the columns. */
+  headerRows: number;
+}
+
+/** A gap between cells is at least this many line heights wide (a word space is about a third of one). */
+const CELL_GAP = 0.9;
+
+interface Segment {
+  x0: number;
+  x1: number;
+  band: Box;
+}
+
+/** A row band's cells: its ink split at gaps of at least `gap` columns. */
+function segments(ink: InkMap, band: Box, gap: number): Segment[] {
+  const out: Segment[] = [];
+  let start = -1;
+  let last = -1;
+  for (let x = band.x; x <= band.x + band.width; x++) {
+    let on = false;
+    if (x < band.x + band.width) {
+      for (let y = band.y; y < band.y + band.height && !on; y++) on = ink.data[y * ink.width + x] === 1;
+    }
+    if (on) {
+      if (start < 0) start = x;
+      else if (x - last - 1 >= gap) {
+        out.push({ x0: start, x1: last + 1, band: { x: start, y: band.y, width: last + 1 - start, height: band.height } });
+        start = x;
+      }
+      last = x;
+    }
+  }
+  if (start >= 0) out.push({ x0: start, x1: last + 1, band: { x: start, y: band.y, width: last + 1 - start, height: band.height } });
+  return out;
+}
+
+/** Rows of ink a segment spans (its own height, not its row band's). */
+function inkHeight(ink: InkMap, s: Segment): number {
+  let top = -1;
+  let bottom = -1;
+  for (let y = s.band.y; y < s.band.y + s.band.height; y++) {
+    const base = y * ink.width;
+    for (let x = s.x0; x < s.x1; x++) {
+      if (ink.data[base + x]) {
+        if (top < 0) top = y;
+        bottom = y;
+        break;
+      }
+    }
+  }
+  return top < 0 ? 0 : bottom - top + 1;
+}
+
+/** Column edges [x0, x1) from the body rows' cells: x-ranges their cells cover, merged where they overlap. */
+function columnsOf(body: Segment[][]): [number, number][] {
+  const spans = body.flat().map((s): [number, number] => [s.x0, s.x1]).sort((a, b) => a[0] - b[0]);
+  const cols: [number, number][] = [];
+  for (const [a, b] of spans) {
+    const last = cols[cols.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else cols.push([a, b]);
+  }
+  return cols;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : 0;
+};
+
+/**
+ * The grid of a table region whose line bands are `bands` (top to bottom). `rules`: the horizontal rules taken out
+ * of the page; one drawn under a heading (a booktabs cmidrule, a financial statement's "Year Ended") shows the
+ * columns it heads.
+ */
+export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page: GrayPage, region: Box, rules: readonly Box[] = []): LayoutTable {
+  let bands = bandsIn;
+  const gap = Math.max(4, Math.round(CELL_GAP * lh));
+  // Specks and dots are not cells (nor are the scraps of a drawing a table was mistaken for): a cell's ink is at
+  // least 40% of a line tall, or half a line wide; and a stroke thinner than any lone character ("1" is a quarter
+  // of a line wide) is what is left of a short cell border, not a cell.
+  const cellLike = (s: Segment): boolean => (s.x1 - s.x0 >= 0.5 * lh || inkHeight(ink, s) >= 0.4 * lh) && s.x1 - s.x0 >= Math.max(3, 0.12 * lh);
+  const kept = bands.map((b) => segments(ink, b, gap).filter(cellLike));
+  bands = bands.filter((_, i) => kept[i].length);
+  let rows = kept.filter((r) => r.length);
+  if (!rows.length) return { rows: 0, cols: 0, cells: [], spans: [], headerRows: 0 };
+  // The body: rows with (nearly) the most cells; their gaps are the columns' gutters.
+  const most = Math.max(...rows.map((r) => r.length));
+  const body = rows.filter((r) => r.length >= Math.max(2, most - 1));
+  const cols = columnsOf(body.length ? body : rows);
+  const colOf = (s: Segment): [number, number] => {
+    // The columns a cell overlaps: a heading set over several spans them all.
+    let first = -1;
+    let last = -1;
+    cols.forEach(([a, b], c) => {
+      if (s.x0 < b && a < s.x1) {
+        if (first < 0) first = c;
+        last = c;
+      }
+    });
+    if (first < 0) {
+      // In a gutter (a short heading centred between columns): the column it is nearest.
+      const mid = (s.x0 + s.x1) / 2;
+      let best = 0;
+      cols.forEach(([a, b], c) => {
+        if (Math.abs((a + b) / 2 - mid) < Math.abs((cols[best][0] + cols[best][1]) / 2 - mid)) best = c;
+      });
+      first = last = best;
+    }
+    return [first, last];
+  };
+  // A stub label wrapped onto a second line: the band holds cells in the first column only, and sits closer to
+  // the band above than the rows are set apart.
+  const pitch = median(bands.slice(1).map((b, i) => b.y - (bands[i].y + bands[i].height)).filter((g) => g > 0));
+  const merged: { segs: Segment[]; bands: Box[] }[] = [];
+  rows.forEach((segs, i) => {
+    const prev = merged[merged.length - 1];
+    const gapAbove = i ? bands[i].y - (bands[i - 1].y + bands[i - 1].height) : Infinity;
+    const stubOnly = segs.every((s) => colOf(s)[1] === 0);
+    if (prev && stubOnly && prev.segs.some((s) => colOf(s)[0] === 0) && gapAbove < 0.6 * pitch) {
+      prev.segs.push(...segs);
+      prev.bands.push(bands[i]);
+      return;
+    }
+    merged.push({ segs: [...segs], bands: [bands[i]] });
+  });
+  rows = merged.map((m) => m.segs);
+  const cells: LayoutLine[][][] = rows.map(() => cols.map(() => []));
+  const spans: TableSpan[] = [];
+  /** The columns a rule just under this cell covers (at least half of each), if it is the only cell of its row over it. */
+  const underRule = (s: Segment, row: readonly Segment[]): [number, number] | null => {
+    const bottom = s.band.y + s.band.height;
+    const rule = rules.find((r) => r.y >= bottom - 2 && r.y <= bottom + 0.8 * lh && r.x <= s.x0 + 0.5 * lh && r.x + r.width >= s.x1 - 0.5 * lh);
+    if (!rule || row.some((o) => o !== s && o.x0 < rule.x + rule.width && rule.x < o.x1)) return null;
+    const covered = cols.map(([a, b], c) => [c, Math.min(b, rule.x + rule.width) - Math.max(a, rule.x) >= 0.5 * (b - a)] as const).filter(([, on]) => on);
+    return covered.length ? [covered[0][0], covered[covered.length - 1][0]] : null;
+  };
+  rows.forEach((segs, r) => {
+    const taken = new Map<number, number>();
+    for (const s of segs) {
+      const ruled = underRule(s, segs);
+      const [c0, c1] = ruled && ruled[0] <= colOf(s)[0] && ruled[1] >= colOf(s)[1] ? ruled : colOf(s);
+      cells[r][c0].push({ band: s.band, box: padLine(s.band, page, region) });
+      taken.set(c0, Math.max(taken.get(c0) ?? c0, c1));
+    }
+    for (const [c0, c1] of taken) if (c1 > c0) spans.push({ row: r, col: c0, rowSpan: 1, colSpan: c1 - c0 + 1 });
+  });
+  // Cells of one column in one row that are separate segments (a wide gap inside a cell): left to right, one cell.
+  for (const row of cells) for (const cell of row) cell.sort((a, b) => a.band.y - b.band.y || a.band.x - b.band.x);
+  let headerRows = 1;
+  while (headerRows < rows.length - 1 && !cells[headerRows][0].length && cells[headerRows].some((c) => c.length)) headerRows++;
+  // A header row is only a header if the stub is empty there too (or it is the first row).
+  return { rows: rows.length, cols: cols.length, cells, spans, headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows };
+}
