@@ -161,6 +161,25 @@ describe('block types', () => {
     assert.match(block?.markdown ?? '', /<td>\$[\d,]+<\/td>/, 'a figure with its currency sign');
   });
 
+  it('a data table with a shaded band and labels on several lines is one table: each label one cell, beside its figures', async () => {
+    const truth = truthOf('grouped.png');
+    const layout = await layoutOf(fixture('grouped.png'));
+    const tables = layout.blocks.filter((b) => b.type === 'table');
+    assert.equal(tables.length, 1);
+    const block = assemblePage(0, layout, truthTexts(layout, truth)).blocks.find((b) => b.type === 'table');
+    const grid = truth.blocks.find((b) => b.type === 'table')?.grid ?? [];
+    assert.equal(block?.table?.headerRows, 1);
+    // Every row but the band's as printed: a label of two or three lines (figures level with its first or its
+    // middle line) is one cell.
+    const rows = (block?.cells ?? []).filter((_, r) => r !== 1);
+    assert.deepEqual(rows, grid.filter((_, r) => r !== 1).map((row) => row.map(([text]) => text)));
+    // The band: one cell on a row of its own, over more than one column. (Its printed span is the shading's width,
+    // which flattening takes away; the words' own width gives fewer columns than the shading did.)
+    const band = block?.cells?.[1] ?? [];
+    assert.deepEqual(band.filter(Boolean), [grid[1][1][0]]);
+    assert.ok(block?.table?.spans.some((s) => s.row === 1 && s.colSpan > 1));
+  });
+
   it('a line of large bold type is one heading line, not a table of its words nor pictures of its letters', async () => {
     // The sample page's bold heading ("Return Self") three times its size, above the page.
     const sample = readFileSync(SAMPLE_PAGE);

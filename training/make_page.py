@@ -7,6 +7,7 @@ for layout tests).
   /usr/bin/python3 training/make_page.py --layout table --out test/fixtures/table.png --seed 13
   /usr/bin/python3 training/make_page.py --layout magazine --out test/fixtures/magazine.png --seed 14 --width 1400 --height 1400 --size 22
   /usr/bin/python3 training/make_page.py --layout statement --out test/fixtures/statement.png --seed 31 --face "Liberation Sans"
+  /usr/bin/python3 training/make_page.py --layout grouped --out test/fixtures/grouped.png --seed 33 --face "TeX Gyre Termes"
   /usr/bin/python3 training/make_page.py --out test/fixtures/wide-lines.png --width 2200 --height 700 --size 18 --seed 21 --face "Liberation Sans"
 
 Writes OUT, OUT with .txt (the printed lines, in reading order) and, for layouts other than `plain`, OUT with
@@ -322,8 +323,81 @@ def statement(args, src, bank, rng, face):
     return p
 
 
+def grouped(args, src, bank, rng, face):
+    """A data table as papers set them: a header row over rules, a shaded band heading the body across the value
+    columns, stub labels with smaller lines under them (the row's figures level with its first line or its middle
+    one), a gap before a total row; a caption below. The block's `grid` is its rows: [text, colspan, header] per cell;
+    `cells` and `cell_boxes` the text drawn and where, row by row."""
+    p = Page(args.width, args.height, bank, face, args.size)
+    margin = int(args.width * 0.12)
+    lead = int(args.size * 1.35)
+    width = args.width - 2 * margin
+    y = p.block("paragraph", margin, margin, wrap(prose(src, rng, 200), p.body, width)[:2], p.body, int(args.size * 1.45)) + lead
+    ncol = 5
+    stub_w = int(width * 0.3)
+    col_w = (width - stub_w) // (ncol - 1)
+    right = [margin + stub_w + (i + 1) * col_w - int(col_w * 0.1) for i in range(ncol - 1)]
+    heads = ["Source"] + [w.title()[:9] for w in (src._word() for _ in range(ncol - 1))]
+    top = y
+    cells, boxes, grid = [], [], []
+
+    def draw(row, x, yy, text, font):
+        box = p.text(x, yy, text, font)
+        cells[row].append(text)
+        boxes[row].append(box)
+
+    p.draw.line([(margin, y - 8), (margin + width, y - 8)], fill=0, width=2)
+    cells.append([]), boxes.append([])
+    draw(0, margin, y, heads[0], p.sub)
+    for i, h in enumerate(heads[1:]):
+        draw(0, int(right[i] - p.sub.getlength(h)), y, h, p.sub)
+    grid.append([[h, 1, True] for h in heads])
+    y = max(b[1] + b[3] for b in boxes[0]) + 6
+    p.draw.line([(margin, y), (margin + width, y)], fill=0, width=1)
+    y += 5
+    band = " ".join(src._word() for _ in range(3)).title()
+    band_h = int(args.size * 1.5)
+    p.draw.rectangle([(margin, y), (margin + width, y + band_h)], fill=225)
+    cells.append([]), boxes.append([])
+    bx = int(margin + stub_w + (width - stub_w) / 2 - p.sub.getlength(band) / 2)
+    draw(1, bx, y + 2, band, p.sub)
+    grid.append([["", 1, False], [band, ncol - 1, False]])
+    y += band_h + 10
+    for r in range(rng.randint(4, 6)):
+        row = len(cells)
+        cells.append([]), boxes.append([])
+        label = src._word().title()
+        subs = [" ".join(src._word() for _ in range(2)) for _ in range(rng.choice([0, 0, 1, 2]))]
+        values = [f"{rng.randint(1, 999)}.{rng.randint(0, 9)}{rng.choice('BMT')}" for _ in range(ncol - 1)]
+        level = y + (int(lead * 0.8) if len(subs) == 2 else 0)  # figures level with the middle line of three
+        draw(row, margin, y, label, p.body)
+        for k, sub in enumerate(subs):
+            draw(row, margin + args.size, y + int(lead * 0.8) * (k + 1), sub, p.small)
+        for i, v in enumerate(values):
+            draw(row, int(right[i] - p.body.getlength(v)), level, v, p.body)
+        grid.append([[" ".join([label] + subs), 1, False]] + [[v, 1, False] for v in values])
+        y += lead + int(lead * 0.8) * len(subs)
+    p.draw.line([(margin, y + lead // 6), (margin + width, y + lead // 6)], fill=0, width=1)
+    y += lead // 2
+    row = len(cells)
+    cells.append([]), boxes.append([])
+    totals = [f"{rng.randint(1, 999)}.{rng.randint(0, 9)}T" for _ in range(ncol - 1)]
+    draw(row, margin, y, "Total", p.sub)
+    for i, v in enumerate(totals):
+        draw(row, int(right[i] - p.sub.getlength(v)), y, v, p.sub)
+    grid.append([["Total", 1, False]] + [[v, 1, False] for v in totals])
+    y = max(b[1] + b[3] for b in boxes[row]) + 6
+    p.draw.line([(margin, y), (margin + width, y)], fill=0, width=2)
+    y += lead // 2
+    p.blocks.append({"type": "table", "box": [margin, top, width, y - top], "lines": [t for row in cells for t in row],
+                     "grid": grid, "cells": cells, "cell_boxes": boxes})
+    y += lead
+    p.block("paragraph", margin, y, wrap(prose(src, rng, 200), p.body, width)[:2], p.body, int(args.size * 1.45))
+    return p
+
+
 LAYOUTS = {"plain": plain, "article": article, "two-column": two_column, "table": table, "magazine": magazine,
-           "statement": statement}
+           "statement": statement, "grouped": grouped}
 
 
 def main():

@@ -291,33 +291,58 @@ const median = (xs: number[]): number => {
 };
 
 /**
- * Column headings set apart from their table's body (a heading over several columns breaks the gutters the cut
- * found the table by, and a gap under the headings parts them as a paragraph would): a block just above a table,
- * within its width, a few lines at most, every line starting right of the table's stub column, is the table's
- * header. The table's grid is then found again over both.
+ * A table the cut left in pieces, put back together. A heading over several columns breaks the gutters the cut
+ * found the table by, and a gap under the headings parts them from the body as a paragraph would; a shaded band
+ * across the table does the same lower down. So blocks beside a table (overlapping its rows, or within two lines
+ * above or below it) and within its width join it when they are: headings over its value columns (every line right
+ * of its stub column); labels in its stub column (the whole block left of its first value column) that overlap its
+ * rows or sit level with a heading that joined; or another piece of table (beside it, or above or below it with
+ * the same columns). Nothing else may lie within the joined
+ * box (else the table stays as it was); its grid is then found again over the whole.
  */
-function absorbTableHeads(blocks: LayoutBlock[], ink: InkMap, lh: number, page: GrayPage, hrules: readonly Box[]): void {
-  for (let t = 1; t < blocks.length; t++) {
-    let table = blocks[t];
-    if (table.type !== 'table' || !table.table) continue;
-    for (;;) {
-      const above = blocks[t - 1];
-      const grid: LayoutTable | undefined = table.table;
-      if (!above || !grid || !(['heading', 'paragraph', 'table'] as BlockType[]).includes(above.type)) break;
-      if ((above.table ? above.table.rows : above.lines.length) > 4) break;
-      const stubRight = Math.max(...grid.cells.map((row) => row[0]).flat().map((l) => l.band.x + l.band.width), table.box.x);
-      const b = above.box;
-      const gap = table.box.y - (b.y + b.height);
-      const within = b.x >= table.box.x - 0.5 * lh && b.x + b.width <= table.box.x + table.box.width + 0.5 * lh;
-      // Above the table, or beside its top row (a heading of the same row, cut apart from it).
-      if (b.y > table.box.y || gap > 2 * lh || !within || !above.lines.every((l) => l.band.x >= stubRight)) break;
-      const box = unionBox([table.box, b]);
-      const merged = tableGrid(ink, lineBands(ink, box, lh), lh, page, box, hrules);
-      table = { type: 'table', box, lines: merged.cells.flat(2), table: merged };
-      blocks.splice(t - 1, 2, table);
-      t--;
-      if (t === 0) break;
+function consolidateTables(blocks: LayoutBlock[], ink: InkMap, lh: number, page: GrayPage, hrules: readonly Box[]): void {
+  const textual: BlockType[] = ['heading', 'paragraph', 'table'];
+  for (let t = 0; t < blocks.length; t++) {
+    const start = blocks[t];
+    if (start.type !== 'table' || !start.table || !start.table.rows) continue;
+    const grid = start.table;
+    const stubRight = Math.max(...grid.cells.map((row) => row[0] ?? []).flat().map((l) => l.band.x + l.band.width), start.box.x);
+    const valueLeft = Math.min(...grid.cells.flatMap((row) => row.slice(1)).flat().map((l) => l.band.x), start.box.x + start.box.width);
+    const joined = new Set<LayoutBlock>([start]);
+    let box = start.box;
+    const heads: Box[] = [];
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const b of blocks) {
+        if (joined.has(b) || !textual.includes(b.type)) continue;
+        const r = b.box;
+        const within = r.x >= box.x - 0.5 * lh && r.x + r.width <= box.x + box.width + 0.5 * lh;
+        const near = r.y + r.height >= box.y - 2 * lh && r.y <= box.y + box.height + 2 * lh;
+        if (!within || !near) continue;
+        const overlapsRows = r.y < box.y + box.height && r.y + r.height > box.y;
+        const overValues = b.lines.length > 0 && b.lines.every((l) => l.band.x >= stubRight) && (b.table ? b.table.rows : b.lines.length) <= 4;
+        const inStub = r.x + r.width <= valueLeft && (overlapsRows || heads.some((h) => Math.abs(h.y - r.y) <= 0.5 * lh));
+        // Another piece of this table: beside its rows, or just above or below with the same columns edge to edge.
+        const sameColumns = b.table?.cols === grid.cols && Math.abs(r.x - box.x) <= lh && Math.abs(r.x + r.width - (box.x + box.width)) <= lh;
+        const piece = b.type === 'table' && (overlapsRows || sameColumns);
+        if (!overValues && !inStub && !piece) continue;
+        if (overValues && !overlapsRows) heads.push(r);
+        joined.add(b);
+        box = unionBox([box, r]);
+        changed = true;
+      }
     }
+    if (joined.size === 1) continue;
+    // Nothing left out may lie within the joined box: it would be read twice, or not at all.
+    if (blocks.some((b) => !joined.has(b) && b.box.x < box.x + box.width && box.x < b.box.x + b.box.width && b.box.y < box.y + box.height && box.y < b.box.y + b.box.height)) continue;
+    const merged = tableGrid(ink, lineBands(ink, box, lh), lh, page, box, hrules);
+    const table: LayoutBlock = { type: 'table', box, lines: merged.cells.flat(2), table: merged };
+    // In reading order where its first piece was.
+    const first = blocks.findIndex((b) => joined.has(b));
+    const rest = blocks.filter((b) => !joined.has(b));
+    rest.splice(first, 0, table);
+    blocks.splice(0, blocks.length, ...rest);
+    t = first;
   }
 }
 
@@ -363,7 +388,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
   const pageLh = weightedMedian(pending.flatMap((p) => p.bands.map((b) => [b.height, b.width] as [number, number]))) || lh;
   for (const { leaf, bands } of pending) {
     if (leaf.kind === 'table') {
-      const table = tableGrid(ink, lineBands(ink, leaf.box, pageLh), pageLh, page, leaf.box, hrules);
+      const table = tableGrid(ink, lineBands(ink, leaf.box, pageLh), pageLh, page, leaf.box, hrules, leaf.parts);
       blocks.push({ type: 'table', box: leaf.box, lines: table.cells.flat(2), table });
       continue;
     }
@@ -394,7 +419,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     }
     blocks.push({ type, box, lines, ...(level ? { level } : {}) });
   }
-  absorbTableHeads(blocks, ink, pageLh, page, hrules);
+  consolidateTables(blocks, ink, pageLh, page, hrules);
   // Each picture (and its caption) follows the first block, in reading order, that its top sits beside (the
   // text it interrupts), or else precedes the first block below it in its span.
   pictures.forEach((pic, i) => {

@@ -1,11 +1,12 @@
 /**
  * A table region's grid. Rows are its line bands; each row is split into cells at gaps wider than a word space;
  * columns are where the rows that fill the most cells (the body) leave gaps, so a heading over several columns
- * spans them instead of breaking them. A stub label that wraps onto a second line (tighter than the rows are set)
- * is one cell, not a row of its own; the rows above the body whose stub cell is empty are its header.
+ * spans them instead of breaking them. A stub label on several lines (tighter than the rows are set; the row's
+ * figures level with its first line or its middle one) is one cell, not rows of its own; the rows above the body
+ * whose stub cell is empty are its header.
  */
 import type { GrayPage } from '../decode-image.js';
-import type { Box, InkMap } from './ink.js';
+import { type Box, type InkMap, unionBox } from './ink.js';
 import { lineBands, padLine } from './lines.js';
 
 export interface LayoutLine {
@@ -102,9 +103,9 @@ const median = (xs: number[]): number => {
 /**
  * The grid of a table region whose line bands are `bands` (top to bottom). `rules`: the horizontal rules taken out
  * of the page; one drawn under a heading (a booktabs cmidrule, a financial statement's "Year Ended") shows the
- * columns it heads.
+ * columns it heads. `parts`: the columns the cut found the table by (full-height gutters), where it did.
  */
-export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page: GrayPage, region: Box, rules: readonly Box[] = []): LayoutTable {
+export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page: GrayPage, region: Box, rules: readonly Box[] = [], parts: readonly Box[] = []): LayoutTable {
   let bands = bandsIn;
   const gap = Math.max(4, Math.round(CELL_GAP * lh));
   // Specks and dots are not cells (nor are the scraps of a drawing a table was mistaken for): a cell's ink is at
@@ -118,7 +119,9 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
   // The body: rows with (nearly) the most cells; their gaps are the columns' gutters.
   const most = Math.max(...rows.map((r) => r.length));
   const body = rows.filter((r) => r.length >= Math.max(2, most - 1));
-  const cols = columnsOf(body.length ? body : rows);
+  // One row of many cells is no body (a line cut in half at an image's edge leaves a row of letter tops): then the
+  // gutters the cut found run full height, if it found any.
+  const cols = body.length < 2 && parts.length > 1 ? parts.map((p): [number, number] => [p.x, p.x + p.width]) : columnsOf(body.length ? body : rows);
   const colOf = (s: Segment): [number, number] => {
     // The columns a cell overlaps: a heading set over several spans them all.
     let first = -1;
@@ -143,18 +146,40 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
   // A stub label wrapped onto a second line: the band holds cells in the first column only, and sits closer to
   // the band above than the rows are set apart.
   const pitch = median(bands.slice(1).map((b, i) => b.y - (bands[i].y + bands[i].height)).filter((g) => g > 0));
+  // A label on several lines beside a row's figures (set level with its middle line, or its first): its other lines
+  // hold cells in the first column only, closer to it than the rows are set apart.
   const merged: { segs: Segment[]; bands: Box[] }[] = [];
+  const gapAbove = (i: number): number => (i ? bands[i].y - (bands[i - 1].y + bands[i - 1].height) : Infinity);
+  const stubOnly = (i: number): boolean => rows[i].every((s) => colOf(s)[1] === 0);
+  let carried: { segs: Segment[]; bands: Box[] } | null = null;
   rows.forEach((segs, i) => {
     const prev = merged[merged.length - 1];
-    const gapAbove = i ? bands[i].y - (bands[i - 1].y + bands[i - 1].height) : Infinity;
-    const stubOnly = segs.every((s) => colOf(s)[1] === 0);
-    if (prev && stubOnly && prev.segs.some((s) => colOf(s)[0] === 0) && gapAbove < 0.6 * pitch) {
+    const tightAbove = gapAbove(i) < 0.6 * pitch;
+    if (carried && tightAbove) {
+      // The lines of a label carried down to the row beside them.
+      carried.segs.push(...segs);
+      carried.bands.push(bands[i]);
+      if (stubOnly(i)) return;
+      merged.push(carried);
+      carried = null;
+      return;
+    }
+    if (carried) {
+      merged.push(carried);
+      carried = null;
+    }
+    if (prev && stubOnly(i) && prev.segs.some((s) => colOf(s)[0] === 0) && tightAbove) {
       prev.segs.push(...segs);
       prev.bands.push(bands[i]);
       return;
     }
+    if (stubOnly(i) && i + 1 < rows.length && gapAbove(i + 1) < 0.6 * pitch) {
+      carried = { segs: [...segs], bands: [bands[i]] };
+      return;
+    }
     merged.push({ segs: [...segs], bands: [bands[i]] });
   });
+  if (carried) merged.push(carried);
   rows = merged.map((m) => m.segs);
   const cells: LayoutLine[][][] = rows.map(() => cols.map(() => []));
   const spans: TableSpan[] = [];
@@ -171,12 +196,16 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
     for (const s of segs) {
       const ruled = underRule(s, segs);
       const [c0, c1] = ruled && ruled[0] <= colOf(s)[0] && ruled[1] >= colOf(s)[1] ? ruled : colOf(s);
-      cells[r][c0].push({ band: s.band, box: padLine(s.band, page, region) });
+      // Pieces of one cell on one line (a gap inside the cell as wide as a gutter): one line, read once.
+      const same = cells[r][c0].find((l) => l.band.y === s.band.y && l.band.height === s.band.height);
+      if (same) {
+        same.band = unionBox([same.band, s.band]);
+        same.box = padLine(same.band, page, region);
+      } else cells[r][c0].push({ band: s.band, box: padLine(s.band, page, region) });
       taken.set(c0, Math.max(taken.get(c0) ?? c0, c1));
     }
     for (const [c0, c1] of taken) if (c1 > c0) spans.push({ row: r, col: c0, rowSpan: 1, colSpan: c1 - c0 + 1 });
   });
-  // Cells of one column in one row that are separate segments (a wide gap inside a cell): left to right, one cell.
   for (const row of cells) for (const cell of row) cell.sort((a, b) => a.band.y - b.band.y || a.band.x - b.band.x);
   let headerRows = 1;
   while (headerRows < rows.length - 1 && !cells[headerRows][0].length && cells[headerRows].some((c) => c.length)) headerRows++;
