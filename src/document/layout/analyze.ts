@@ -139,17 +139,9 @@ function looksLikeTable(ink: InkMap, parts: Box[], page: { width: number }, lh: 
   if (rows.length < 2) return false;
   // Most parts have a line on most rows.
   let filled = 0;
-  const across = rows.map(() => 0);
-  for (const pb of bands) {
-    rows.forEach((row, i) => {
-      if (!pb.some((b) => Math.abs(b.y + b.height / 2 - row) <= rowGap)) return;
-      filled++;
-      across[i]++;
-    });
-  }
-  // Spanning header cells and grouped rows leave holes; text columns were excluded above. But a table has at
-  // least two rows across two of its columns: a link in a page's corner beside a centred title has one at most.
-  return filled >= 0.5 * rows.length * parts.length && across.filter((n) => n >= 2).length >= 2;
+  for (const pb of bands) for (const row of rows) if (pb.some((b) => Math.abs(b.y + b.height / 2 - row) <= rowGap)) filled++;
+  // Spanning header cells and grouped rows leave holes; text columns were excluded above.
+  return filled >= 0.5 * rows.length * parts.length;
 }
 
 /** Vertical gaps of a region: wide enough to be gutters, or where a removed vertical rule stood. */
