@@ -111,6 +111,19 @@ describe('the playground page, in chromium', { skip: existsSync(CHROMIUM) ? fals
     writeFileSync(join(ARTIFACTS, 'playground-turned.png'), await page.screenshot({ fullPage: true }));
   });
 
+  it('renders a table whose cells span as a table (the server\'s HTML, and only that HTML, passes through)', async () => {
+    await page.goto(`${base}/`);
+    await page.waitForSelector('select[name="drafter"] option[value="CTC"]', { state: 'attached' });
+    await page.setInputFiles('#file', join(ROOT, 'test', 'fixtures', 'statement.png'));
+    await page.click('#run');
+    await page.waitForFunction(() => (document.querySelector('.run') as HTMLElement | null)?.dataset.state === 'done', null, { timeout: 120_000 });
+    const md = page.locator('.run .markdown');
+    assert.equal(await md.locator('table').count(), 1, 'a table element, not its tags as text');
+    assert.equal(await md.locator('th[colspan="3"]').count(), 1, 'the heading over the three dated columns');
+    assert.doesNotMatch(await md.innerText(), /<t[dhr]/);
+    writeFileSync(join(ARTIFACTS, 'playground-table.png'), await page.screenshot({ fullPage: true }));
+  });
+
   it('shows a corrupt file\'s typed error', async () => {
     const broken = join(tmpdir(), 'broken.png');
     const png = readFileSync(SAMPLE_PAGE);

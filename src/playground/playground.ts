@@ -133,12 +133,24 @@ async function follow(id: string, onEvent: (e: JobEvent) => void): Promise<void>
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/** src/document/table-text.ts's HTML table: table, thead, tbody, tr, th and td with colspan/rowspan, text without tags. */
+const SERVER_TABLE = /^<table>\n(?:<\/?(?:thead|tbody)>\n|<tr>(?:<(th|td)(?: colspan="\d+")?(?: rowspan="\d+")?>[^<>]*<\/\1>)*<\/tr>\n)*<\/table>\s*$/;
+
 interface Marked { parse(md: string): string; use(ext: unknown): void }
 let markedReady: Promise<Marked> | null = null;
 function markdownRenderer(): Promise<Marked> {
   markedReady ??= (import('/playground/vendor/marked.js' as string) as Promise<{ marked: Marked }>).then(({ marked }) => {
-    // Text read off a document is data, never markup: raw HTML in it is shown, not run.
-    marked.use({ renderer: { html: (t: { text?: string } | string) => escapeHtml(typeof t === 'string' ? t : t.text ?? '') } });
+    // Text read off a document is data, never markup: raw HTML in it is shown, not run. The one exception is the
+    // HTML table the server writes for a table whose cells span, and only in exactly that shape (its cell text is
+    // escaped server-side, so it holds no tags).
+    marked.use({
+      renderer: {
+        html: (t: { text?: string } | string) => {
+          const html = typeof t === 'string' ? t : t.text ?? '';
+          return SERVER_TABLE.test(html) ? html : escapeHtml(html);
+        },
+      },
+    });
     return marked;
   });
   return markedReady;
