@@ -11,6 +11,7 @@ import { assemblePage, isPageNumber, reflow, tableMarkdown, type LineOut } from 
 import { decodeImage } from '../src/document/decode-image.js';
 import { flattenBackground } from '../src/document/flatten.js';
 import { analyzeLayout, type PageLayout, type TableSpan } from '../src/document/layout/analyze.js';
+import { findLines } from '../src/document/layout/lines.js';
 import { foldCurrencyColumns } from '../src/document/table-text.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
 
@@ -191,6 +192,26 @@ describe('block types', () => {
     assert.equal(top[0].lines.length, 1);
     const { x, width } = top[0].lines[0].band;
     assert.ok(x < 150 && x + width > 650, `the line spans the whole title: ${x}..${x + width}`);
+  });
+
+  it('a title of two lines of large type is one heading, not a table of its words, even where its word spaces line up', async () => {
+    // Two lines of three "words" each: stretches of the sample page's body text at three times their size, the
+    // spaces of the two lines one above the other (the page's own glyphs: no font needed).
+    const sample = readFileSync(SAMPLE_PAGE);
+    const [, a, b] = findLines(await decodeImage(sample, 'sample.png'));
+    const word = (box: { x: number; y: number; height: number }, k: number): Promise<Buffer> =>
+      sharp(sample).extract({ left: box.x + 8 + 110 * k, top: box.y, width: 100, height: box.height }).resize({ width: 300 }).png().toBuffer();
+    const h = 3 * a.height;
+    const composite = [];
+    for (let k = 0; k < 3; k++) {
+      composite.push({ input: await word(a, k), left: 140 + 340 * k, top: 20 });
+      composite.push({ input: await word(b, k), left: 140 + 340 * k, top: 20 + h - 12 });
+    }
+    const png = await sharp(sample).extend({ top: 2 * h + 60, background: '#ffffff' }).composite(composite).png().toBuffer();
+    const layout = analyzeLayout(await decodeImage(png, 'title.png'));
+    const top = layout.blocks.filter((blk) => blk.box.y < 2 * h + 40);
+    assert.deepEqual(top.map((blk) => blk.type), ['heading']);
+    assert.equal(top[0].lines.length, 2, 'its two lines, top to bottom');
   });
 
   it('a picture is a figure block with its box, not read as text', async () => {

@@ -153,7 +153,11 @@ function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): 
   // Every gap kept below is at least 6 px wide or holds a rule: without one, no need to count the lines.
   if (!ruled.length && !all.some(([a, b]) => b - a >= 6)) return [];
   const oneLine = r.height < 1.6 * lh || lineBands(ink, r, lh).length === 1;
-  const min = oneLine ? 3 * Math.max(lh, 0.8 * r.height) : lh;
+  // A title of two or three lines of large type: its word spaces are as wide as its size, wider than body text's
+  // gutters, so its lines' own size sets the gap, as for one line.
+  const bands = oneLine ? [] : lineBands(ink, r, lh);
+  const large = bands.length > 1 && bands.length <= 3 && bands.every((b) => b.height >= 1.4 * lh) ? median(bands.map((b) => b.height)) : 0;
+  const min = oneLine ? 3 * Math.max(lh, 0.8 * r.height) : large ? 3 * large : lh;
   const wide = all.filter(([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b));
   if (r.height < NARROW_GUTTER.minHeight * lh) return wide;
   // Magazines set columns closer than a line height apart. A narrower gap still parts columns where it runs
