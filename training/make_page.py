@@ -253,6 +253,22 @@ def magazine(args, src, bank, rng, face):
     return p
 
 
+class TableText:
+    """Text drawn into a table, row by row, and where it lies: a table block's `cells` and `cell_boxes`."""
+
+    def __init__(self, p):
+        self.p, self.cells, self.boxes = p, [], []
+
+    def row(self):
+        self.cells.append([])
+        self.boxes.append([])
+        return len(self.cells) - 1
+
+    def draw(self, row, x, y, text, font):
+        self.boxes[row].append(self.p.text(x, y, text, font))
+        self.cells[row].append(text)
+
+
 def statement(args, src, bank, rng, face):
     """A financial statement's table: two header rows over the value columns (a spanning "Year Ended" over dated
     columns; the stub column's head empty), a units line, currency signs in columns of their own, right-aligned
@@ -271,25 +287,17 @@ def statement(args, src, bank, rng, face):
     sign_x = [margin + stub_w + i * col_w + int(col_w * 0.08) for i in range(3)]
     right = [margin + stub_w + (i + 1) * col_w - int(col_w * 0.06) for i in range(3)]
     top = y
-    cells, boxes = [], []
-
-    def draw(row, x, text, font):
-        box = p.text(x, y, text, font)
-        cells[row].append(text)
-        boxes[row].append(box)
-
+    t = TableText(p)
     span_title = rng.choice(["Year Ended", "Fiscal Year", "Twelve Months Ended"])
-    cells.append([]), boxes.append([])
-    draw(0, int((sign_x[0] + right[2]) / 2 - p.sub.getlength(span_title) / 2), span_title, p.sub)
+    t.draw(t.row(), int((sign_x[0] + right[2]) / 2 - p.sub.getlength(span_title) / 2), y, span_title, p.sub)
     y += lead
     p.draw.line([(sign_x[0], y - 6), (right[2], y - 6)], fill=0, width=1)
-    cells.append([]), boxes.append([])
+    row = t.row()
     for i, d in enumerate(dates):
-        draw(1, int(right[i] - p.sub.getlength(d)), d, p.sub)
+        t.draw(row, int(right[i] - p.sub.getlength(d)), y, d, p.sub)
     y += lead
     units = "(In millions)"
-    cells.append([]), boxes.append([])
-    draw(2, int((sign_x[1] + right[1]) / 2 - p.small.getlength(units) / 2), units, p.small)
+    t.draw(t.row(), int((sign_x[1] + right[1]) / 2 - p.small.getlength(units) / 2), y, units, p.small)
     y += lead
     grid = [[["", 1, True], [span_title, 6, True]], [["", 1, True]] + [[d, 2, True] for d in dates], [["", 1, True], ["", 2, True], [units, 2, True], ["", 2, True]]]
     n = rng.randint(4, 6)
@@ -301,23 +309,19 @@ def statement(args, src, bank, rng, face):
         if total:
             for i in range(3):
                 p.draw.line([(sign_x[i], y - 5), (right[i], y - 5)], fill=0, width=1)
-        row = len(cells)
-        cells.append([]), boxes.append([])
+        row = t.row()
         lines = wrap(label, p.body, stub_w - args.size)
-        draw(row, margin, lines[0], p.body)
+        t.draw(row, margin, y, lines[0], p.body)
         if len(lines) > 1:
-            y0 = y
-            y += int(lead * 0.8)
-            draw(row, margin + args.size, " ".join(lines[1:]), p.body)
-            y = y0
+            t.draw(row, margin + args.size, y + int(lead * 0.8), " ".join(lines[1:]), p.body)
         for i, v in enumerate(values):
             if signed:
-                draw(row, sign_x[i], "$", p.body)
-            draw(row, int(right[i] - p.body.getlength(v)), v, p.body)
+                t.draw(row, sign_x[i], y, "$", p.body)
+            t.draw(row, int(right[i] - p.body.getlength(v)), y, v, p.body)
         grid.append([[" ".join(lines), 1, False]] + [c for v in values for c in (["$" if signed else "", 1, False], [v, 1, False])])
         y += lead + (int(lead * 0.8) if len(lines) > 1 else 0)
-    p.blocks.append({"type": "table", "box": [margin, top, width, y - top], "lines": [t for row in cells for t in row],
-                     "grid": grid, "cells": cells, "cell_boxes": boxes})
+    p.blocks.append({"type": "table", "box": [margin, top, width, y - top], "lines": [c for row in t.cells for c in row],
+                     "grid": grid, "cells": t.cells, "cell_boxes": t.boxes})
     y += lead
     p.block("paragraph", margin, y, wrap(prose(src, rng, 200), p.body, width)[:2], p.body, int(args.size * 1.45))
     return p
@@ -339,58 +343,49 @@ def grouped(args, src, bank, rng, face):
     right = [margin + stub_w + (i + 1) * col_w - int(col_w * 0.1) for i in range(ncol - 1)]
     heads = ["Source"] + [w.title()[:9] for w in (src._word() for _ in range(ncol - 1))]
     top = y
-    cells, boxes, grid = [], [], []
-
-    def draw(row, x, yy, text, font):
-        box = p.text(x, yy, text, font)
-        cells[row].append(text)
-        boxes[row].append(box)
-
+    t, grid = TableText(p), []
     p.draw.line([(margin, y - 8), (margin + width, y - 8)], fill=0, width=2)
-    cells.append([]), boxes.append([])
-    draw(0, margin, y, heads[0], p.sub)
+    row = t.row()
+    t.draw(row, margin, y, heads[0], p.sub)
     for i, h in enumerate(heads[1:]):
-        draw(0, int(right[i] - p.sub.getlength(h)), y, h, p.sub)
+        t.draw(row, int(right[i] - p.sub.getlength(h)), y, h, p.sub)
     grid.append([[h, 1, True] for h in heads])
-    y = max(b[1] + b[3] for b in boxes[0]) + 6
+    y = max(b[1] + b[3] for b in t.boxes[row]) + 6
     p.draw.line([(margin, y), (margin + width, y)], fill=0, width=1)
     y += 5
     band = " ".join(src._word() for _ in range(3)).title()
     band_h = int(args.size * 1.5)
     p.draw.rectangle([(margin, y), (margin + width, y + band_h)], fill=225)
-    cells.append([]), boxes.append([])
     bx = int(margin + stub_w + (width - stub_w) / 2 - p.sub.getlength(band) / 2)
-    draw(1, bx, y + 2, band, p.sub)
+    t.draw(t.row(), bx, y + 2, band, p.sub)
     grid.append([["", 1, False], [band, ncol - 1, False]])
     y += band_h + 10
     for r in range(rng.randint(4, 6)):
-        row = len(cells)
-        cells.append([]), boxes.append([])
+        row = t.row()
         label = src._word().title()
         subs = [" ".join(src._word() for _ in range(2)) for _ in range(rng.choice([0, 0, 1, 2]))]
         values = [f"{rng.randint(1, 999)}.{rng.randint(0, 9)}{rng.choice('BMT')}" for _ in range(ncol - 1)]
         level = y + (int(lead * 0.8) if len(subs) == 2 else 0)  # figures level with the middle line of three
-        draw(row, margin, y, label, p.body)
+        t.draw(row, margin, y, label, p.body)
         for k, sub in enumerate(subs):
-            draw(row, margin + args.size, y + int(lead * 0.8) * (k + 1), sub, p.small)
+            t.draw(row, margin + args.size, y + int(lead * 0.8) * (k + 1), sub, p.small)
         for i, v in enumerate(values):
-            draw(row, int(right[i] - p.body.getlength(v)), level, v, p.body)
+            t.draw(row, int(right[i] - p.body.getlength(v)), level, v, p.body)
         grid.append([[" ".join([label] + subs), 1, False]] + [[v, 1, False] for v in values])
         y += lead + int(lead * 0.8) * len(subs)
     p.draw.line([(margin, y + lead // 6), (margin + width, y + lead // 6)], fill=0, width=1)
     y += lead // 2
-    row = len(cells)
-    cells.append([]), boxes.append([])
+    row = t.row()
     totals = [f"{rng.randint(1, 999)}.{rng.randint(0, 9)}T" for _ in range(ncol - 1)]
-    draw(row, margin, y, "Total", p.sub)
+    t.draw(row, margin, y, "Total", p.sub)
     for i, v in enumerate(totals):
-        draw(row, int(right[i] - p.sub.getlength(v)), y, v, p.sub)
+        t.draw(row, int(right[i] - p.sub.getlength(v)), y, v, p.sub)
     grid.append([["Total", 1, False]] + [[v, 1, False] for v in totals])
-    y = max(b[1] + b[3] for b in boxes[row]) + 6
+    y = max(b[1] + b[3] for b in t.boxes[row]) + 6
     p.draw.line([(margin, y), (margin + width, y)], fill=0, width=2)
     y += lead // 2
-    p.blocks.append({"type": "table", "box": [margin, top, width, y - top], "lines": [t for row in cells for t in row],
-                     "grid": grid, "cells": cells, "cell_boxes": boxes})
+    p.blocks.append({"type": "table", "box": [margin, top, width, y - top], "lines": [c for r in t.cells for c in r],
+                     "grid": grid, "cells": t.cells, "cell_boxes": t.boxes})
     y += lead
     p.block("paragraph", margin, y, wrap(prose(src, rng, 200), p.body, width)[:2], p.body, int(args.size * 1.45))
     return p

@@ -38,8 +38,8 @@ export function foldCurrencyColumns(t: TableText): TableText {
     });
     const spans = cur.spans
       .map((s): TableSpan => {
-        if (s.col === c) return { ...s, colSpan: s.colSpan - 1 };
-        if (s.col < c && s.col + s.colSpan > c) return { ...s, colSpan: s.colSpan - 1 };
+        // A span over the folded column loses it; one to its right moves left.
+        if (s.col <= c && c < s.col + s.colSpan) return { ...s, colSpan: s.colSpan - 1 };
         if (s.col > c) return { ...s, col: s.col - 1 };
         return s;
       })

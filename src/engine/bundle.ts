@@ -44,9 +44,9 @@ export const BundleConfigSchema = z.object({
     widthMultiple: z.number().int().positive(),
     visualStride: z.number().int().positive(),
     maxWidth: z.number().int().positive(),
-    /** The widest crop the decoder reads whole (engine/wide-crops.ts); wider lines are read in pieces. */
+    /** The widest piece of a line read in pieces (engine/wide-crops.ts); a line wider than maxWidth is cut into these. */
     readWidth: z.number().int().positive().optional(),
-    /** A line narrower than one vision pass but wider than readWidth is read whole when its CTC reading has at most this many characters. */
+    /** A line whose CTC reading has more characters than this is read in pieces (the decoder's reach, from training). */
     readChars: z.number().int().positive().optional(),
     normalise: z.literal('minmax-ink-one'),
   }),

@@ -273,7 +273,7 @@ export class Engine {
      * Otherwise whole, unless the CTC head reads more than readChars characters on it (the scheduler then sends it
      * back undecoded): then in pieces sized to hold about readChars each. Pieces are read the same way in turn.
      */
-    const readLine = async (crop: GrayCrop, tokens: Tokens | undefined, judge = true): Promise<PieceReading> => {
+    const readLine = async (crop: GrayCrop, tokens: Tokens | undefined, judge = true): Promise<PieceReading & { ids?: number[] }> => {
       let pieces: CropPiece[];
       if (crop.width > maxWidth) pieces = this.piecesOf(crop);
       else {
@@ -281,7 +281,7 @@ export class Engine {
         const limit = judge && readChars !== undefined && crop.width > 4 * height ? readChars : undefined;
         const out = await readOne([crop], limit, tokens);
         if (!out.tooLong) {
-          return { text: decoded(out.ids), confidence: out.confidence, ctcText: decoded(out.ctc), ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}) };
+          return { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc), ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}) };
         }
         pieces = cutWideCrop(crop, Math.min(this.readWidth, Math.floor((crop.width * (readChars ?? 1)) / out.ctc.length)), maxWidth);
       }
@@ -306,7 +306,8 @@ export class Engine {
         checkCrop(crops[0], this.imageSpec);
         const r = await readLine(crops[0], tokens);
         glyphs[i] = r.glyphs ? [r.glyphs] : undefined;
-        reading = { ...r, ids: tokenizer.encode(r.text) };
+        // A line read whole keeps its own ids; pieces' joined text is encoded once.
+        reading = { ...r, ids: r.ids ?? tokenizer.encode(r.text) };
       }
       lines[i] = reading;
       opts.onLine?.(i, reading);

@@ -39,6 +39,18 @@ export function checkCrop(crop: GrayCrop, spec: ImageSpec): void {
   }
 }
 
+/** The darkest and the lightest grey of a crop's pixels. */
+export function grayRange(data: Uint8Array): [number, number] {
+  let lo = 255;
+  let hi = 0;
+  for (let i = 0; i < data.length; i++) {
+    const p = data[i];
+    if (p < lo) lo = p;
+    if (p > hi) hi = p;
+  }
+  return [lo, hi];
+}
+
 export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: readonly number[]): PixelBatch {
   crops.forEach((c) => checkCrop(c, spec));
   const h = spec.height;
@@ -48,13 +60,7 @@ export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: r
   const widths = new BigInt64Array(crops.length);
   crops.forEach((c, b) => {
     const data = c.data;
-    let lo = 255;
-    let hi = 0;
-    for (let i = 0; i < data.length; i++) {
-      const p = data[i];
-      if (p < lo) lo = p;
-      if (p > hi) hi = p;
-    }
+    const [lo, hi] = grayRange(data);
     const scale = 1 / Math.max(hi - lo, 32);
     const base = b * h * width;
     const w = c.width;

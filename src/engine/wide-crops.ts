@@ -8,7 +8,7 @@
  * about that many, at most `image.readWidth` columns.
  */
 import type { Glyph } from './ctc-align.js';
-import type { GrayCrop } from './preprocess.js';
+import { type GrayCrop, grayRange } from './preprocess.js';
 
 /** A piece of a wide crop: its pixels, the crop column it starts at, and crop columns per piece column (1 unless squeezed). */
 export interface CropPiece {
@@ -24,13 +24,7 @@ export const MAX_PIECES = 8;
  * many rows lie between its topmost and bottommost ink (0: blank). */
 export function columnExtents(crop: GrayCrop): Uint16Array {
   const { width, height, data } = crop;
-  let lo = 255;
-  let hi = 0;
-  for (let i = 0; i < data.length; i++) {
-    const v = data[i];
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
+  const [lo, hi] = grayRange(data);
   const t = (lo + hi) / 2;
   const extent = new Uint16Array(width);
   for (let x = 0; x < width; x++) {
@@ -50,8 +44,8 @@ export function columnExtents(crop: GrayCrop): Uint16Array {
 /**
  * Where to cut a line `extent.length` columns wide into pieces of about `readWidth`: greedily from the left, each cut
  * in the middle of the widest blank run in the second half of the next piece's reach that has letters on both sides
- * and is wider than the line's gaps between letters (a word space: no word is split, and no piece starts or ends inside a run of leader dots, which on their own read
- * as invented words). Letters are ink at least 40% as tall as the line's tall letters (its 90th percentile column);
+ * and is wider than the line's gaps between letters (a word space: no word is split, and no piece starts or ends
+ * inside a run of leader dots, which on their own read as invented words). Letters are ink at least 40% as tall as the line's tall letters (its 90th percentile column);
  * dots, commas and rules are not. Where that half has no word space (leader dots, a long URL), the piece runs on to
  * the first word space after it, or to the line's end, up to `maxWidth` (what one vision pass takes); only past
  * that, the widest blank run of the reach, or its end where no column is blank. A line with no word space at all is

@@ -8,7 +8,7 @@
  */
 import type { GrayPage } from '../decode-image.js';
 import { binarize, type Box, type InkMap, removeRules, type Rule, unionBox } from './ink.js';
-import { lineBands, padLine, rowProfile } from './lines.js';
+import { lineBands, median, padLine, rowProfile } from './lines.js';
 import { takeOutCaptions } from './captions.js';
 import { takeOutPictures } from './pictures.js';
 import { type LayoutLine, type LayoutTable, tableGrid } from './table-grid.js';
@@ -152,10 +152,11 @@ function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): 
   const all = gaps(columnProfile(ink, r), 1);
   // Every gap kept below is at least 6 px wide or holds a rule: without one, no need to count the lines.
   if (!ruled.length && !all.some(([a, b]) => b - a >= 6)) return [];
-  const oneLine = r.height < 1.6 * lh || lineBands(ink, r, lh).length === 1;
+  const short = r.height < 1.6 * lh;
+  const bands = short ? [] : lineBands(ink, r, lh);
+  const oneLine = short || bands.length === 1;
   // A title of two or three lines of large type: its word spaces are as wide as its size, wider than body text's
   // gutters, so its lines' own size sets the gap, as for one line.
-  const bands = oneLine ? [] : lineBands(ink, r, lh);
   const large = bands.length > 1 && bands.length <= 3 && bands.every((b) => b.height >= 1.4 * lh) ? median(bands.map((b) => b.height)) : 0;
   const min = oneLine ? 3 * Math.max(lh, 0.8 * r.height) : large ? 3 * large : lh;
   const wide = all.filter(([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b));
@@ -288,11 +289,6 @@ function weightedMedian(pairs: [number, number][]): number {
   return 0;
 }
 
-const median = (xs: number[]): number => {
-  if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
 
 /**
  * A table the cut left in pieces, put back together. A heading over several columns breaks the gutters the cut
@@ -301,8 +297,8 @@ const median = (xs: number[]): number => {
  * above or below it) and within its width join it when they are: headings over its value columns (every line right
  * of its stub column); labels in its stub column (the whole block left of its first value column) that overlap its
  * rows or sit level with a heading that joined; or another piece of table (beside it, or above or below it with
- * the same columns). Nothing else may lie within the joined
- * box (else the table stays as it was); its grid is then found again over the whole.
+ * the same columns). Nothing else may lie within the joined box (else the table stays as it was); its grid is then
+ * found again over the whole.
  */
 function consolidateTables(blocks: LayoutBlock[], ink: InkMap, lh: number, page: GrayPage, hrules: readonly Box[]): void {
   const textual: BlockType[] = ['heading', 'paragraph', 'table'];

@@ -35,6 +35,13 @@ function splitTall(band: Band, rows: Int32Array, typical: number, keepFragments:
   return [...splitTall({ top: band.top, bottom: cut }, rows, typical, keepFragments), ...splitTall({ top: cut + 1, bottom: band.bottom }, rows, typical, keepFragments)];
 }
 
+/** The middle value (the upper one of an even count); 0 for none. */
+export function median(xs: readonly number[]): number {
+  if (!xs.length) return 0;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
 /** Row ink counts of a region (index = page row). */
 export function rowProfile(ink: InkMap, r: Box): Int32Array {
   const { data, width } = ink;

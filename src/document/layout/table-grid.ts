@@ -7,7 +7,7 @@
  */
 import type { GrayPage } from '../decode-image.js';
 import { type Box, type InkMap, unionBox } from './ink.js';
-import { lineBands, padLine } from './lines.js';
+import { median, padLine } from './lines.js';
 
 export interface LayoutLine {
   /** The crop box the model reads (the band plus padding). */
@@ -95,11 +95,6 @@ function columnsOf(body: Segment[][]): [number, number][] {
   return cols;
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)] : 0;
-};
-
 /**
  * The grid of a table region whose line bands are `bands` (top to bottom). `rules`: the horizontal rules taken out
  * of the page; one drawn under a heading (a booktabs cmidrule, a financial statement's "Year Ended") shows the
@@ -143,8 +138,7 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
     }
     return [first, last];
   };
-  // A stub label wrapped onto a second line: the band holds cells in the first column only, and sits closer to
-  // the band above than the rows are set apart.
+  // How far apart the rows are set (the median gap between bands).
   const pitch = median(bands.slice(1).map((b, i) => b.y - (bands[i].y + bands[i].height)).filter((g) => g > 0));
   // A label on several lines beside a row's figures (set level with its middle line, or its first): its other lines
   // hold cells in the first column only, closer to it than the rows are set apart.
@@ -194,8 +188,9 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
   rows.forEach((segs, r) => {
     const taken = new Map<number, number>();
     for (const s of segs) {
+      const own = colOf(s);
       const ruled = underRule(s, segs);
-      const [c0, c1] = ruled && ruled[0] <= colOf(s)[0] && ruled[1] >= colOf(s)[1] ? ruled : colOf(s);
+      const [c0, c1] = ruled && ruled[0] <= own[0] && ruled[1] >= own[1] ? ruled : own;
       // Pieces of one cell on one line (a gap inside the cell as wide as a gutter): one line, read once.
       const same = cells[r][c0].find((l) => l.band.y === s.band.y && l.band.height === s.band.height);
       if (same) {
@@ -209,6 +204,7 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
   for (const row of cells) for (const cell of row) cell.sort((a, b) => a.band.y - b.band.y || a.band.x - b.band.x);
   let headerRows = 1;
   while (headerRows < rows.length - 1 && !cells[headerRows][0].length && cells[headerRows].some((c) => c.length)) headerRows++;
-  // A header row is only a header if the stub is empty there too (or it is the first row).
+  // Where the first row heads the stub column too ("Source"), a row under it with an empty stub is a band within
+  // the body, not more header.
   return { rows: rows.length, cols: cols.length, cells, spans, headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows };
 }
