@@ -15,6 +15,7 @@ import { corpusCer, tally } from '../src/eval/cer.js';
 import { loadLineSet } from '../src/eval/line-sets.js';
 import { ned } from '../src/eval/ned.js';
 import { loadPageSet } from '../src/eval/page-sets.js';
+import { lineImageCrop } from '../src/worker/page-turn.js';
 import { readDocument } from '../src/worker/read-document.js';
 import { EVAL_DIR } from './helpers/eval-lines.js';
 import { ROOT, SAMPLE_PAGE, SAMPLE_TEXT } from './helpers/fixtures.js';
@@ -57,6 +58,27 @@ describe('line images', () => {
     const differ = docs.flatMap((d, i) => (d.text === direct[i].text ? [] : [`${lines[i].file}: parse "${d.text}" vs line path "${direct[i].text}"`]));
     assert.deepEqual(differ, [], 'each line image reads as the line path reads it');
     for (const d of docs) assert.equal(d.pages[0].blocks.flatMap((b) => b.lines).length, 1, 'one line, never split');
+  });
+
+  it('a line image on its side reads as it reads upright, through `specula parse` and the line path alike', async () => {
+    const lines = await sampleLineFiles(dir);
+    const upright = await engine.readLines(await Promise.all(lines.map(async (l) => cropLineImage(await grayOf(l.file), engine.imageSpec))));
+    for (const turn of [90, 270]) {
+      const files = await Promise.all(lines.map(async (l, i) => {
+        const file = join(dir, `line-${i}-turned-${turn}.png`);
+        await sharp(l.file).rotate(turn).png().toFile(file);
+        return file;
+      }));
+      const { lines: direct } = await engine.readLines(await Promise.all(files.map(async (f) => lineImageCrop(engine, await grayOf(f)))));
+      assert.deepEqual(direct.map((l) => l.text), upright.lines.map((l) => l.text), `line path, turned ${turn}`);
+      const { stdout } = await run(process.execPath, [CLI, 'parse', '--json', ...files], { cwd: ROOT, maxBuffer: 1 << 26 });
+      const docs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { text: string; pages: { rotation: number; blocks: { lines: unknown[] }[] }[] });
+      assert.deepEqual(docs.map((d) => d.text), upright.lines.map((l) => l.text), `specula parse, turned ${turn}`);
+      for (const d of docs) {
+        assert.equal(d.pages[0].rotation, 360 - turn, `turned ${turn}, read after a turn of ${360 - turn}`);
+        assert.equal(d.pages[0].blocks.flatMap((b) => b.lines).length, 1, 'one line, never split');
+      }
+    }
   });
 
   it('a page is never taken for a line image, and a line with a sliver of its neighbour is one line', async () => {

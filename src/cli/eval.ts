@@ -8,11 +8,11 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { decodeImage } from '../document/decode-image.js';
-import { cropLineImage } from '../document/line-image.js';
 import type { Precision } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
 import { verifierSpec } from '../engine/registry.js';
+import { lineImageCrop } from '../worker/page-turn.js';
 import type { GrayCrop } from '../engine/preprocess.js';
 import { corpusCer, tally } from '../eval/cer.js';
 import { LINE_SETS, loadLineSet, type EvalLine } from '../eval/line-sets.js';
@@ -48,7 +48,7 @@ function bar(label: string, total: number): cliProgress.SingleBar | null {
 }
 
 async function loadCrop(engine: Engine, image: string): Promise<GrayCrop> {
-  return cropLineImage(await decodeImage(await readFile(image), image), engine.imageSpec);
+  return lineImageCrop(engine, await decodeImage(await readFile(image), image));
 }
 
 async function runOurs(engine: Engine, lines: EvalLine[], decoding: DecodingOptionsInput) {

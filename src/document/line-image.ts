@@ -159,15 +159,42 @@ export function inkBand(img: GrayPage, tone: LineTone = lineTone(img), rowShare 
  * taller than the band. By the dense rows: one band holds most of the ink too (a page's lines each hold a small share, though its inked rows can run together).
  */
 export function isOneLine(img: GrayPage): boolean {
+  return oneLineAlong(img, false);
+}
+
+/**
+ * isOneLine, along the rows or (`down`) along the columns: the profiles of a quarter-turned image are the image's
+ * own with rows and columns swapped, so nothing is turned to ask.
+ */
+function oneLineAlong(img: GrayPage, down: boolean): boolean {
+  const height = down ? img.width : img.height;
   // Taller than the tallest line's band allows: a page, decided before any pixel is read.
-  if (img.height > MAX_HEIGHT_BANDS * MAX_LINE_PX) return false;
+  if (height > MAX_HEIGHT_BANDS * MAX_LINE_PX) return false;
   const tone = lineTone(img);
-  const profile = inkProfile(img, tone);
-  const all = inkBand(img, tone, LINE_ROW, profile);
-  const dense = inkBand(img, tone, BAND_ROW, profile);
+  const across = inkProfile(img, tone);
+  const profile = down ? { rows: across.cols, cols: across.rows } : across;
+  const dims = down ? { width: img.height, height: img.width, data: img.data } : img;
+  const all = inkBand(dims, tone, LINE_ROW, profile);
+  const dense = inkBand(dims, tone, BAND_ROW, profile);
   if (!all || !dense) return false;
   const h = all.bottom - all.top + 1;
-  return h <= MAX_LINE_PX && all.count <= MAX_BANDS && all.share >= LINE_INK_SHARE && dense.share >= LINE_INK_SHARE && all.otherHeight <= SLIVER_HEIGHT * h && img.height <= MAX_HEIGHT_BANDS * h;
+  return h <= MAX_LINE_PX && all.count <= MAX_BANDS && all.share >= LINE_INK_SHARE && dense.share >= LINE_INK_SHARE && all.otherHeight <= SLIVER_HEIGHT * h && height <= MAX_HEIGHT_BANDS * h;
+}
+
+/** A line on its side is at least this many times longer than thick: a few characters (a glyph or two is not turned). */
+const MIN_TURNED_LENGTH = 3;
+
+/**
+ * How far a line image must be turned (clockwise) to lie across: 0; 90 when its line runs down the image (a line
+ * cut from a page scanned on its side, a spine, a label); null when it is not one line either way (a page, a
+ * block). Turned only when it is not one line as it stands (a line on its side shows its letters as bands, one
+ * under another) and is long for its thickness: a single glyph that fails as a line (a colon's two dots, a digit
+ * with a sliver of its neighbour) is not a line on its side. Whether 90 or 270 is right the ink cannot say: the
+ * model is asked (worker/page-turn.ts).
+ */
+export function lineImageTurn(img: GrayPage): 0 | 90 | null {
+  if (isOneLine(img)) return 0;
+  return img.height >= MIN_TURNED_LENGTH * img.width && oneLineAlong(img, true) ? 90 : null;
 }
 
 /** Paper to add on each side so the ink sits in the crop as it does in a training line. */

@@ -6,7 +6,11 @@
  * is unsure, and a page is turned only when the turned reading is both clearly better and confident itself:
  * a page of a script the model does not read is left as it is.
  */
+import type { LineCrop } from '../document/crop-lines.js';
+import type { GrayPage } from '../document/decode-image.js';
 import type { PreparedPage } from '../document/layout/off-thread.js';
+import { cropLineImage, lineImageTurn } from '../document/line-image.js';
+import { turnPage } from '../document/orientation.js';
 import type { Engine } from '../engine/engine.js';
 import type { GrayCrop } from '../engine/preprocess.js';
 
@@ -31,6 +35,18 @@ function pooled(scores: readonly { logProb: number; frames: number }[]): number 
 }
 
 /**
+ * Whether crops read better turned half round (a grey crop turned 180 degrees is its pixels in reverse order).
+ * Their states as they are are kept for the reading, which usually follows.
+ */
+export async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[]): Promise<boolean> {
+  if (!sample.length) return false;
+  const asIs = pooled(await engine.ctcConfidence(sample, { keep: true }));
+  if (asIs >= SURE) return false;
+  const turned = pooled(await engine.ctcConfidence(sample.map((c) => ({ ...c, data: c.data.slice().reverse() }))));
+  return turned >= CONFIDENT && turned > asIs + MARGIN;
+}
+
+/**
  * Whether the page reads better turned half round. `crops` are the page's line crops, one per line box in
  * reading order (as the page will be read): the ones asked about are read from them, and their visual states kept
  * for the reading, so an upright page's orientation costs no vision pass of its own.
@@ -43,9 +59,17 @@ export async function readsUpsideDown(engine: Engine, prepared: PreparedPage, cr
     .sort((a, b) => b.box.width - a.box.width)
     .slice(0, SAMPLE_LINES)
     .map((l) => l.crop);
-  if (!sample.length) return false;
-  const asIs = pooled(await engine.ctcConfidence(sample, { keep: true }));
-  if (asIs >= SURE) return false;
-  const turned = pooled(await engine.ctcConfidence(sample.map((c) => ({ ...c, data: c.data.slice().reverse() }))));
-  return turned >= CONFIDENT && turned > asIs + MARGIN;
+  return readsBetterHalfRound(engine, sample);
+}
+
+/**
+ * A line image as the model reads it (the engine's line path, the eval's): turned across when its line runs down
+ * the image, the model choosing between the two quarter turns as it does for pages. The layout worker and
+ * read-document decide a line image given to `specula parse` the same way.
+ */
+export async function lineImageCrop(engine: Engine, img: GrayPage): Promise<LineCrop> {
+  const turn = lineImageTurn(img) ?? 0;
+  if (turn === 0) return cropLineImage(img, engine.imageSpec);
+  const crop = await cropLineImage(await turnPage(img, turn), engine.imageSpec);
+  return (await readsBetterHalfRound(engine, [crop])) ? cropLineImage(await turnPage(img, 270), engine.imageSpec) : crop;
 }

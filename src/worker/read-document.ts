@@ -21,7 +21,7 @@ import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/options.js';
 import { drafterSpec } from '../engine/registry.js';
-import { readsUpsideDown } from './page-turn.js';
+import { readsBetterHalfRound, readsUpsideDown } from './page-turn.js';
 
 export interface DocumentReading {
   format: string;
@@ -134,6 +134,14 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         const t = performance.now();
         if (await readsUpsideDown(engine, prepared, crops)) {
           prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn });
+          crops = await cut(prepared);
+        }
+        stages.orient += performance.now() - t;
+      } else if (prepared.turn !== 0) {
+        // A line image on its side: a quarter round one way or the other, as the model reads it better.
+        const t = performance.now();
+        if (await readsBetterHalfRound(engine, crops)) {
+          prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: true });
           crops = await cut(prepared);
         }
         stages.orient += performance.now() - t;

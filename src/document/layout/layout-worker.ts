@@ -1,19 +1,25 @@
 /**
  * A page made ready to read, as a worker-thread task (see off-thread.ts): an image that is one line of text is
- * read as that line; anything else is flattened, turned upright when it lies on its side (or by the turn the
+ * read as that line (turned across when it runs down the image); anything else is flattened, turned upright when it lies on its side (or by the turn the
  * caller already knows), deskewed and laid out.
  */
 import { deskew } from '../deskew.js';
 import { flattenBackground } from '../flatten.js';
-import { isOneLine } from '../line-image.js';
+import { isOneLine, lineImageTurn } from '../line-image.js';
 import { linesRunDown, turnPage } from '../orientation.js';
 import { analyzeLayout, oneLineLayout } from './analyze.js';
 import type { PrepareRequest, PreparedPage } from './off-thread.js';
 
 export default async function prepareTask({ page: rendered, turn: known, lineImage }: PrepareRequest): Promise<PreparedPage> {
   const t0 = performance.now();
-  if (lineImage && known === undefined && isOneLine(rendered)) {
-    return { page: rendered, degrees: 0, turn: 0, oneLine: true, layout: oneLineLayout(rendered), ms: { flatten: 0, deskew: 0, layout: performance.now() - t0 } };
+  if (lineImage) {
+    // A line image turned on its side is read turned a quarter round; the caller asks the model whether the other
+    // quarter (known: 270) reads better, as for pages.
+    const lineTurn = known ?? lineImageTurn(rendered);
+    const line = lineTurn === null ? null : await turnPage(rendered, lineTurn);
+    if (line && lineTurn !== null && (known === undefined || isOneLine(line))) {
+      return { page: line, degrees: 0, turn: lineTurn, oneLine: true, layout: oneLineLayout(line), ms: { flatten: 0, deskew: 0, layout: performance.now() - t0 } };
+    }
   }
   const flat = flattenBackground(rendered);
   const turn = known ?? (linesRunDown(flat) ? 90 : 0);
