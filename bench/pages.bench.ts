@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
+import { MALLOC_ARENAS_ENV } from '../src/cli/malloc-arenas.js';
 import { ned } from '../src/eval/ned.js';
 import { pageImageFile } from '../src/eval/page-runner.js';
 import { type EvalPage, loadPageSet } from '../src/eval/page-sets.js';
@@ -84,7 +85,7 @@ async function specula(set: string, system: string, pages: EvalPage[]): Promise<
   const jobs: PageJob[] = pages.map((p) => ({ file: p.file, page: p.page, dropHeadersFooters: !p.keepsHeadersFooters }));
   writeFileSync(list, JSON.stringify(jobs));
   const args = [HEAP_FLOOR_FLAG, reader, '--pages', list, ...SYSTEMS[system].args, ...(values.precision ? ['--precision', values.precision] : [])];
-  const { stdout } = await run(process.execPath, args, { maxBuffer: 256 << 20 });
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 256 << 20, env: { ...process.env, ...MALLOC_ARENAS_ENV } });
   const r = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ReaderResult;
   const neds = scoreOf(pages, r.pages.map((x) => x.markdown));
   const n = pages.length;

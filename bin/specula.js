@@ -1,5 +1,6 @@
-#!/usr/bin/env -S node --initial-old-space-size=64
-// --initial-old-space-size: see src/cli/heap-floor.ts (why, and every launcher that passes it).
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --initial-old-space-size=64
+// --initial-old-space-size: see src/cli/heap-floor.ts; MALLOC_ARENA_MAX: src/cli/malloc-arenas.ts (why, and every
+// launcher that passes them).
 // The CLI lives in TypeScript; `npm install` (its prepare step) compiles it to dist/.
 import('../dist/src/cli/main.js').catch((e) => {
   if (e && e.code === 'ERR_MODULE_NOT_FOUND') {

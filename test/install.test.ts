@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import semver from 'semver';
 import ts from 'typescript';
 import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
+import { MALLOC_ARENAS_ENV } from '../src/cli/malloc-arenas.js';
 import { ROOT } from './helpers/fixtures.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -68,17 +69,22 @@ describe('a clean install', () => {
 });
 
 describe('how Specula processes start', () => {
-  it('every launcher gives V8 the same old-space floor, and the CLI runs through its own shebang', async () => {
+  it('every launcher gives V8 the same old-space floor and glibc the same arena cap, and the CLI runs through its own shebang', async () => {
     const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     const bin = readFileSync(join(ROOT, 'bin', 'specula.js'), 'utf8').split('\n')[0];
-    assert.equal(bin, `#!/usr/bin/env -S node ${HEAP_FLOOR_FLAG}`);
-    for (const name of ['start', 'eval']) assert.ok(scripts[name].startsWith(`node ${HEAP_FLOOR_FLAG} `), `npm run ${name}: ${scripts[name]}`);
+    const arenas = Object.entries(MALLOC_ARENAS_ENV).map(([k, v]) => `${k}=${v}`).join(' ');
+    assert.equal(bin, `#!/usr/bin/env -S ${arenas} node ${HEAP_FLOOR_FLAG}`);
+    for (const name of ['start', 'eval']) assert.ok(scripts[name].startsWith(`${arenas} node ${HEAP_FLOOR_FLAG} `), `npm run ${name}: ${scripts[name]}`);
     for (const file of ['Dockerfile.cpu', 'Dockerfile.cuda']) {
-      const entry = readFileSync(join(ROOT, 'infra', file), 'utf8').split('\n').find((l) => l.startsWith('ENTRYPOINT'));
+      const text = readFileSync(join(ROOT, 'infra', file), 'utf8');
+      const entry = text.split('\n').find((l) => l.startsWith('ENTRYPOINT'));
       assert.equal(entry, `ENTRYPOINT ["node", "${HEAP_FLOOR_FLAG}", "dist/src/cli/main.js"]`, file);
+      for (const [k, v] of Object.entries(MALLOC_ARENAS_ENV)) assert.match(text, new RegExp(`^ENV [^]*?\\s${k}=${v}\\b`, 'm'), `${file} sets ${k} for its runtime stage`);
     }
-    // Run as a user's shell runs it (npx links it): the kernel reads the shebang, env -S splits its arguments.
+    // Run as a user's shell runs it (npx links it): the kernel reads the shebang, env -S splits its arguments and sets the variable.
     const { stdout } = await promisify(execFile)(join(ROOT, 'bin', 'specula.js'), ['--version'], { cwd: ROOT });
     assert.match(stdout, /^\d+\.\d+\.\d+\n$/);
+    const { stdout: seen } = await promisify(execFile)('/usr/bin/env', ['-S', bin.slice('#!/usr/bin/env -S '.length), '-e', 'console.log(process.env.MALLOC_ARENA_MAX)'], { cwd: ROOT });
+    assert.equal(seen.trim(), MALLOC_ARENAS_ENV.MALLOC_ARENA_MAX);
   });
 });

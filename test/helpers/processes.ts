@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HEAP_FLOOR_FLAG } from '../../src/cli/heap-floor.js';
+import { MALLOC_ARENAS_ENV } from '../../src/cli/malloc-arenas.js';
 import { ROOT } from './fixtures.js';
 
 export interface LogLine {
@@ -69,7 +70,7 @@ export class SpeculaProcess {
 export async function startSpecula(name: string, role: 'api' | 'worker' | 'all', env: Record<string, string>): Promise<{ p: SpeculaProcess; port: number }> {
   const proc = spawn(process.execPath, [HEAP_FLOOR_FLAG, join(ROOT, 'bin', 'specula.js'), 'serve', '--role', role], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', SPECULA_WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...MALLOC_ARENAS_ENV, PORT: '0', SPECULA_WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const p = new SpeculaProcess(name, proc);
