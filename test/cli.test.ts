@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import sharp from 'sharp';
+import { decodeImage } from '../src/document/decode-image.js';
+import { findLines } from '../src/document/layout/lines.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { ROOT, SAMPLE_PAGE, SAMPLE_TEXT } from './helpers/fixtures.js';
 
@@ -20,6 +23,24 @@ async function specula(...args: string[]): Promise<{ code: number; stdout: strin
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
 }
+
+describe('specula eval', () => {
+  it('scores a folder of line images listed in labels.tsv (--line-dir) as a line set of its own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'specula-line-dir-'));
+    // The sample page's first printed line, cut out as a line image, with its truth (and a third column, ignored).
+    const page = await decodeImage(readFileSync(SAMPLE_PAGE), SAMPLE_PAGE);
+    const [box] = findLines(page);
+    await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).extract({ left: box.x, top: box.y, width: box.width, height: box.height }).png().toFile(join(dir, 'line.png'));
+    const truth = readFileSync(SAMPLE_TEXT, 'utf8').trim().split('\n')[0];
+    writeFileSync(join(dir, 'labels.tsv'), `line.png\t${truth}\tsample-page.png:1\n`);
+    const out = join(dir, 'report.json');
+    const { code, stderr } = await specula('eval', '--suite', 'lines', '--line-dir', dir, '--no-tesseract', '--verifier', 'joint', '--out', out);
+    assert.equal(code, 0, stderr);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { sets: { set: string; lines: number; ours: { cer: number } }[] };
+    assert.deepEqual(report.sets.map((s) => [s.set, s.lines]), [[dir.split('/').pop(), 1]], 'that folder alone, one line');
+    assert.ok(report.sets[0].ours.cer < 0.05, `the sample line read within 5% CER (${report.sets[0].ours.cer})`);
+  });
+});
 
 describe('specula parse', () => {
   it('--format text prints one line of text per printed line of the sample page', async () => {

@@ -107,6 +107,8 @@ def main():
     ap.add_argument("--workers", type=int, default=1, help="data-generating processes")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--receipt-share", type=float, default=0.0, help="share of receipt-like lines (receipt.py)")
+    ap.add_argument("--pdf-lines", help="a pool of typeset lines cut from real PDFs (pdf_lines.py --out DIR)")
+    ap.add_argument("--pdf-share", type=float, default=0.0, help="share of lines drawn from --pdf-lines")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -159,7 +161,7 @@ def main():
     max_chars = mp.Value("i", curriculum(step, args.cur_start, args.cur_full, args.cur_ramp))
     ds = LineBatches(seed=args.seed * 7919 + step, max_chars=max_chars, pixel_budget=args.pixel_budget,
                      max_batch=args.max_batch, pool=args.pool or max(384, 8 * args.max_batch), as_numpy=args.pipe_batches,
-                     receipt_share=args.receipt_share)
+                     receipt_share=args.receipt_share, pdf_lines=args.pdf_lines, pdf_share=args.pdf_share)
     loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=4,
                                          collate_fn=as_is if args.pipe_batches else None,
                                          persistent_workers=True)

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { decodeImage } from '../document/decode-image.js';
@@ -15,7 +15,7 @@ import { verifierSpec } from '../engine/registry.js';
 import { lineImageCrop } from '../worker/page-turn.js';
 import type { GrayCrop } from '../engine/preprocess.js';
 import { corpusCer, tally } from '../eval/cer.js';
-import { LINE_SETS, loadLineSet, type EvalLine } from '../eval/line-sets.js';
+import { LINE_SETS, loadLineFolder, loadLineSet, type EvalLine } from '../eval/line-sets.js';
 import { runPage, scorePages, type PageSetScore } from '../eval/page-runner.js';
 import { loadPageSet, PAGE_SETS } from '../eval/page-sets.js';
 import { tesseractRead, tesseractVersion } from '../eval/tesseract.js';
@@ -107,6 +107,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
       'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
       suite: { type: 'string', default: 'all' },
       sets: { type: 'string' },
+      // A folder of line images with a labels.tsv (training/pdf_lines.py's pools), scored as one more line set.
+      'line-dir': { type: 'string' },
       limit: { type: 'string' },
       batch: { type: 'string', default: '32' },
       model: { type: 'string' },
@@ -132,7 +134,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   }
   if (!['lines', 'pages', 'all'].includes(values.suite)) throw new Error(`--suite must be lines, pages or all, got "${values.suite}"`);
   const wanted = values.sets?.split(',').map((s) => s.trim()).filter(Boolean);
-  const lineSets = values.suite === 'pages' ? [] : (wanted ?? Object.keys(LINE_SETS)).filter((s) => s in LINE_SETS);
+  // --line-dir alone scores that folder only; with --sets, those sets beside it.
+  const lineSets = values.suite === 'pages' ? [] : (wanted ?? (values['line-dir'] ? [] : Object.keys(LINE_SETS))).filter((s) => s in LINE_SETS);
   const pageSets = values.suite === 'lines' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
   const engine = await Engine.open(values.model, { maxBatch: Number(values.batch), ...(values.precision ? { precision: values.precision as Precision } : {}) });
   const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
@@ -161,8 +164,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
       b?.stop();
       pageResults.push(scorePages(set, pages, runs));
     }
-    for (const set of lineSets) {
-      const lines = loadLineSet(evalDir, set).slice(0, limit);
+    const folders = values['line-dir'] ? [resolve(values['line-dir'])] : [];
+    for (const set of [...lineSets, ...folders]) {
+      const lines = (folders.includes(set) ? loadLineFolder(set) : loadLineSet(evalDir, set)).slice(0, limit);
       const ours = await runOurs(engine, lines, decoding);
       const tess = tessVersion ? await runTesseract(lines, 2) : null;
       const oursSide = side(ours.texts, lines, ours.seconds, ours.failed);
@@ -172,7 +176,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
         .slice(0, 5)
         .map(({ i }) => ({ image: lines[i].image, truth: lines[i].text, ours: ours.texts[i], ...(tess ? { tesseract: tess.texts[i] } : {}) }));
       results.push({
-        set,
+        set: folders.includes(set) ? basename(set) : set,
         lines: lines.length,
         ours: oursSide,
         oursCtc: { cer: corpusCer(ours.ctc.map((t, i) => tally(t, lines[i].text, lines[i].foldCase))) },

@@ -1,6 +1,6 @@
 /** The line sets of the evaluation folder (../shared/eval): images with their ground-truth text. */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 
 export interface EvalLine {
   set: string;
@@ -40,6 +40,22 @@ export function loadLineSet(evalDir: string, set: string): EvalLine[] {
       text: r.gt_text ?? readFileSync(join(dir, r.gt as string), 'utf8').replace(/\n+$/, ''),
       foldCase: spec.foldCase === true,
     }));
+}
+
+/**
+ * A folder of line images listed in `labels.tsv` (image file, then its text, tab-separated; more columns are
+ * ignored): training/pdf_lines.py writes its pools so, and its held-out split (PDFs never trained on) is scored this
+ * way. The set is named after the folder.
+ */
+export function loadLineFolder(dir: string): EvalLine[] {
+  const tsv = join(dir, 'labels.tsv');
+  if (!existsSync(tsv)) throw new Error(`no labels.tsv in ${dir}`);
+  const set = basename(resolve(dir));
+  return readFileSync(tsv, 'utf8').split('\n').filter(Boolean).map((row) => {
+    const [image, text] = row.split('\t');
+    if (!image || text === undefined) throw new Error(`${tsv}: a row is not "image<TAB>text": ${row.slice(0, 80)}`);
+    return { set, image: join(dir, image), text, foldCase: false };
+  });
 }
 
 /** A multi-line region of the evaluation set: consecutive lines of one page, top to bottom. */
