@@ -32,6 +32,7 @@ from PIL import Image
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
+from render import degrade  # noqa: E402
 
 # Where Debian's documentation packages put their PDFs (training/README.md lists the packages installed for this).
 PDF_GLOBS = ["/usr/share/doc/**/*.pdf", "/usr/share/texlive/texmf-dist/doc/**/*.pdf", "/usr/share/texmf/doc/**/*.pdf"]
@@ -175,7 +176,6 @@ class PdfLinePool:
             raise SystemExit(f"{out_dir} holds no lines: run pdf_lines.py --out {out_dir} first")
 
     def draw(self, rng: random.Random):
-        from render import degrade
         name, text = rng.choice(self.items)
         img = Image.open(os.path.join(self.dir, name)).convert("L")
         return degrade(img, int(np.percentile(np.asarray(img), 90)), rng), text

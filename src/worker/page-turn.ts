@@ -38,7 +38,7 @@ function pooled(scores: readonly { logProb: number; frames: number }[]): number 
  * Whether crops read better turned half round (a grey crop turned 180 degrees is its pixels in reverse order).
  * Their states as they are are kept for the reading, which usually follows.
  */
-export async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[]): Promise<boolean> {
+async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[]): Promise<boolean> {
   if (!sample.length) return false;
   const asIs = pooled(await engine.ctcConfidence(sample, { keep: true }));
   if (asIs >= SURE) return false;

@@ -21,7 +21,7 @@ import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/options.js';
 import { drafterSpec } from '../engine/registry.js';
-import { readsBetterHalfRound, readsUpsideDown } from './page-turn.js';
+import { readsUpsideDown } from './page-turn.js';
 
 export interface DocumentReading {
   format: string;
@@ -130,18 +130,12 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         return out;
       };
       let crops = await cut(prepared);
-      if (!prepared.oneLine) {
+      // Which way up, asked of the model: a page (half round), or a line image on its side (one quarter or the
+      // other); an upright line image is read as it is.
+      if (!prepared.oneLine || prepared.turn !== 0) {
         const t = performance.now();
         if (await readsUpsideDown(engine, prepared, crops)) {
-          prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn });
-          crops = await cut(prepared);
-        }
-        stages.orient += performance.now() - t;
-      } else if (prepared.turn !== 0) {
-        // A line image on its side: a quarter round one way or the other, as the model reads it better.
-        const t = performance.now();
-        if (await readsBetterHalfRound(engine, crops)) {
-          prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: true });
+          prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: prepared.oneLine });
           crops = await cut(prepared);
         }
         stages.orient += performance.now() - t;

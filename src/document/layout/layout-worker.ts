@@ -1,7 +1,7 @@
 /**
  * A page made ready to read, as a worker-thread task (see off-thread.ts): an image that is one line of text is
- * read as that line (turned across when it runs down the image); anything else is flattened, turned upright when it lies on its side (or by the turn the
- * caller already knows), deskewed and laid out.
+ * read as that line (turned across when it runs down the image); anything else is flattened, turned upright when
+ * it lies on its side (or by the turn the caller already knows), deskewed and laid out.
  */
 import { deskew } from '../deskew.js';
 import { flattenBackground } from '../flatten.js';
@@ -16,9 +16,12 @@ export default async function prepareTask({ page: rendered, turn: known, lineIma
     // A line image turned on its side is read turned a quarter round; the caller asks the model whether the other
     // quarter (known: 270) reads better, as for pages.
     const lineTurn = known ?? lineImageTurn(rendered);
-    const line = lineTurn === null ? null : await turnPage(rendered, lineTurn);
-    if (line && lineTurn !== null && (known === undefined || isOneLine(line))) {
-      return { page: line, degrees: 0, turn: lineTurn, oneLine: true, layout: oneLineLayout(line), ms: { flatten: 0, deskew: 0, layout: performance.now() - t0 } };
+    if (lineTurn !== null) {
+      const line = await turnPage(rendered, lineTurn);
+      // A turn found here is a line's already; one the caller knows is checked.
+      if (known === undefined || isOneLine(line)) {
+        return { page: line, degrees: 0, turn: lineTurn, oneLine: true, layout: oneLineLayout(line), ms: { flatten: 0, deskew: 0, layout: performance.now() - t0 } };
+      }
     }
   }
   const flat = flattenBackground(rendered);
