@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { defaultMaxBatch } from '../src/engine/engine.js';
 import { MemoryBlobStore } from '../src/jobs/blob-store.js';
 import { MemoryJobStore } from '../src/jobs/memory-store.js';
 import type { JobPage } from '../src/jobs/store.js';
@@ -91,7 +92,7 @@ describe('unexpected failures are masked, reported and survived', () => {
     assert.ok(event.includes(id), 'the Sentry event carries the job id');
     // Still serving.
     const ok = await client.query<{ engine: { stats: { maxBatch: number } } }>(`{ engine { stats { maxBatch } } }`);
-    assert.equal(ok.data?.engine.stats.maxBatch, 32);
+    assert.equal(ok.data?.engine.stats.maxBatch, defaultMaxBatch('cpu'));
   });
 
   it('URL input, when on, fetches only https from public addresses', async () => {

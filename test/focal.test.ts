@@ -42,8 +42,9 @@ describe('focal pruning of visual tokens', () => {
       // A fixed draft length: the share attended counts each draft's full refresh step, and an `auto` length follows
       // the machine's measured forward cost (a table measured under load would move it).
       // One line per forward: a forward of more than MAX_PRUNED_ROWS lines is not pruned (it would not pay).
+      const previous = engine.maxBatch;
       engine.maxBatch = 1;
-      const pruned = await engine.readLines(crops, { decoding: { draftLength: 8, visualTokens: { keep: 0.2 } } }).finally(() => (engine.maxBatch = 32));
+      const pruned = await engine.readLines(crops, { decoding: { draftLength: 8, visualTokens: { keep: 0.2 } } }).finally(() => (engine.maxBatch = previous));
       assert.ok(pruned.metrics.visualTokenRatio < 0.6 && pruned.metrics.visualTokenRatio >= 0.2, `ratio ${pruned.metrics.visualTokenRatio}`);
       assert.ok(pruned.lines.every((l) => l.text.length > 0), 'every line still read');
     });
@@ -54,9 +55,10 @@ describe('focal pruning of visual tokens', () => {
         // A fixed draft length: with pruning the text depends on what each step drafts, and `auto` follows the
         // machine's measured forward cost.
         const read = async (keep: number): Promise<string[]> => (await engine.readLines(lines.map((l) => l.crop), { decoding: { ...decoding, draftLength: 8, visualTokens: { keep } } })).lines.map((l) => l.text);
+        const previous = engine.maxBatch;
         engine.maxBatch = MAX_PRUNED_ROWS; // wider forwards are not pruned
         const full = await read(1);
-        const pruned = await read(0.2).finally(() => (engine.maxBatch = 32));
+        const pruned = await read(0.2).finally(() => (engine.maxBatch = previous));
         const cer = (texts: string[]): number => corpusCer(texts.map((t, i) => tally(t, lines[i].truth)));
         const exact = (texts: string[]): number => texts.filter((t, i) => tally(t, lines[i].truth).edits === 0).length;
         assert.ok(cer(pruned) - cer(full) <= 0.003, `CER ${cer(pruned)} pruned against ${cer(full)} unpruned, on ${lines.length} lines`);

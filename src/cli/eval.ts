@@ -110,7 +110,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       // A folder of line images with a labels.tsv (training/pdf_lines.py's pools), scored as one more line set.
       'line-dir': { type: 'string' },
       limit: { type: 'string' },
-      batch: { type: 'string', default: '32' },
+      batch: { type: 'string' }, // absent: the engine's default (lines per decoder forward)
       model: { type: 'string' },
       precision: { type: 'string' }, // absent: the engine's default (int8 on CPU where the bundle has it)
       out: { type: 'string', default: 'eval-results/eval.json' },
@@ -137,7 +137,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   // --line-dir alone scores that folder only; with --sets, those sets beside it.
   const lineSets = values.suite === 'pages' ? [] : (wanted ?? (values['line-dir'] ? [] : Object.keys(LINE_SETS))).filter((s) => s in LINE_SETS);
   const pageSets = values.suite === 'lines' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
-  const engine = await Engine.open(values.model, { maxBatch: Number(values.batch), ...(values.precision ? { precision: values.precision as Precision } : {}) });
+  const batch = values.batch === undefined ? undefined : Number(values.batch);
+  if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1)) throw new Error(`--batch must be a whole number >= 1, got "${values.batch}"`);
+  const engine = await Engine.open(values.model, { ...(batch ? { maxBatch: batch } : {}), ...(values.precision ? { precision: values.precision as Precision } : {}) });
   const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
   const lossless = Boolean(verifierSpec(resolved.verifier)?.lossless) && resolved.visualTokens.keep >= 1;
   if (values['write-config'] && !lossless) {

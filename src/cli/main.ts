@@ -19,6 +19,7 @@ const HELP: Record<string, string> = {
   --device cpu|cuda             onnxruntime's provider (default cpu)
   --precision int8|fp32         the vision graph (default int8 on CPU where the bundle has it)
   --threads N                   onnxruntime threads per session (default SPECULA_THREADS, else one per core)
+  --batch N                     lines per decoder forward (default SPECULA_MAX_BATCH, else 8 on CPU, 32 on CUDA)
 {decoding}`,
   eval: `usage: specula eval [options]
   CER of our model and of tesseract on the evaluation line sets, NED and olmOCR facts on its page sets.
@@ -29,6 +30,7 @@ const HELP: Record<string, string> = {
   --line-dir DIR                line images listed in DIR/labels.tsv (image<TAB>text), e.g. training/pdf_lines.py's
                                 held-out pool; scored alone unless --sets names others too
   --limit N                     at most N lines or pages per set
+  --batch N                     lines per decoder forward (default the engine's: 8 on CPU, 32 on CUDA)
   --out FILE                    the JSON report (default eval-results/eval.json)
   --no-tesseract                ours only
   --write-config                record the float model's accuracy in the bundle's config.json

@@ -26,7 +26,8 @@ const EnvSchema = z.object({
   SPECULA_PRECISION: z.enum(['fp32', 'int8']).optional(),
   /** Jobs one worker reads at once; their lines share engine batches. */
   SPECULA_CONCURRENCY: int(4),
-  SPECULA_MAX_BATCH: int(32),
+  /** Lines per decoder forward (0 = the engine's default for the device: 8 on CPU, 32 on CUDA). */
+  SPECULA_MAX_BATCH: int(0, 0),
   /** onnxruntime intra-op threads per session (0 = one per core). On 2 cores, 1 gave the most pages/s under concurrent load and 2 the fastest single job (bench:api). */
   SPECULA_THREADS: int(0, 0),
   SPECULA_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024),
@@ -153,5 +154,5 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
 
 /** What a worker opens its engine with. */
 export function engineOptions(config: ServerConfig): EngineOptions {
-  return { device: config.device, maxBatch: config.maxBatch, ...(config.precision ? { precision: config.precision } : {}), ...(config.threads ? { threads: config.threads } : {}) };
+  return { device: config.device, ...(config.maxBatch ? { maxBatch: config.maxBatch } : {}), ...(config.precision ? { precision: config.precision } : {}), ...(config.threads ? { threads: config.threads } : {}) };
 }
