@@ -72,7 +72,7 @@ export interface EngineOptions extends BundleOptions {
  * each row's visual K/V, which batching does not share), while the batch's K/V, rebuilt as lines join and leave and
  * concatenated with the text cache on every forward, grows with it: on two cores 8 rows read the docbank and docling
  * pages in 0.91x the CPU time of 32 and 50 concurrent API jobs at 1.1x the pages/s, with a quarter less peak memory
- * (README "The page path's speed"). A GPU wants wide batches.
+ * (README, "Set up and run"). A GPU wants wide batches.
  */
 export function defaultMaxBatch(device: Device = 'cpu'): number {
   return device === 'cuda' ? 32 : 8;
