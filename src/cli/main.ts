@@ -18,7 +18,7 @@ const HELP: Record<string, string> = {
   --model DIR                   a model bundle (default models/specula-line-base)
   --device cpu|cuda             onnxruntime's provider (default cpu)
   --precision int8|fp32         the vision graph (default int8 on CPU where the bundle has it)
-  --threads N                   onnxruntime threads per session (default SPECULA_THREADS, else one per core)
+  --threads N                   onnxruntime threads for the decoder (default SPECULA_THREADS, else half the cores)
   --batch N                     lines per decoder forward (default SPECULA_MAX_BATCH, else 8 on CPU, 32 on CUDA)
 {decoding}`,
   eval: `usage: specula eval [options]

@@ -27,7 +27,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       model: { type: 'string' },
       device: { type: 'string', default: 'cpu' },
       precision: { type: 'string' }, // absent: int8 on CPU where the bundle has it
-      threads: { type: 'string' }, // onnxruntime intra-op threads per session; absent: SPECULA_THREADS, else one per core
+      threads: { type: 'string' }, // onnxruntime intra-op threads for the decoder; absent: SPECULA_THREADS, else half the cores
       batch: { type: 'string' }, // lines per decoder forward; absent: SPECULA_MAX_BATCH, else the engine's default
       json: { type: 'boolean', default: false },
       format: { type: 'string', default: 'markdown' },
@@ -53,7 +53,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
   if (device !== 'cpu' && device !== 'cuda') throw new Error(`--device must be cpu or cuda, got "${values.device}"`);
   const flags = await decodingFromFlags(values);
   const threads = Number(values.threads ?? process.env.SPECULA_THREADS ?? 0);
-  if (!Number.isInteger(threads) || threads < 0) throw new Error(`--threads must be a whole number (0: one per core), got "${values.threads}"`);
+  if (!Number.isInteger(threads) || threads < 0) throw new Error(`--threads must be a whole number (0: half the cores), got "${values.threads}"`);
   const batch = Number(values.batch ?? process.env.SPECULA_MAX_BATCH ?? 0);
   if (!Number.isInteger(batch) || batch < 0) throw new Error(`--batch must be a whole number (0: the engine's default), got "${values.batch}"`);
   const engine = await Engine.open(values.model, { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) });

@@ -101,7 +101,7 @@ export interface BundleOptions {
   device?: Device;
   /** Default: int8 on CPU where the bundle has an int8 vision graph, fp32 otherwise (and always on CUDA). */
   precision?: Precision;
-  /** Intra-op threads for the decoder's CPU sessions (default: one per core); the vision worker takes half (visionThreads). */
+  /** Intra-op threads for the decoder's CPU sessions (default: decoderThreads()); the vision worker takes half (visionThreads). */
   threads?: number;
 }
 
@@ -215,6 +215,16 @@ async function openSession(bytes: Uint8Array, path: string, device: Device, thre
 }
 
 /**
+ * The decoder's intra-op threads when the caller does not say: half the cores. Beside it the vision worker, the
+ * layout thread and the main thread's own work keep the other cores busy; on two cores one decoder thread read the
+ * docbank and docling pages in 0.94-0.95x the wall time and 0.89-0.90x the CPU of two (six paired runs, 8 lines a
+ * forward, same markdown), a single page 1.02x the wall time.
+ */
+export function decoderThreads(cores: number = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / 2));
+}
+
+/**
  * The vision worker's intra-op threads beside the decoder's `threads`: half of them, rounded up. On CPU the two
  * run at once on the same cores, and a vision pass on fewer threads spends less CPU per column (one thread: 8.4 us
  * a column against 12.6 on two, 8 lines of 1,200 px); on two cores, one vision thread read the 19 docbank pages in
@@ -260,7 +270,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
     const ref = config.files[head];
     return ref ? { head, path: join(dir, ref.path), bytes: checkedBytes(dir, ref) } : null;
   });
-  const threads = opts.threads ?? availableParallelism();
+  const threads = opts.threads ?? decoderThreads();
   const decoder = await openSession(decoderBytes, join(dir, decoderRef.path), device, threads);
   const vision = await openVision(visionBytes, join(dir, visionRef.path), device, threads).catch(async (e: unknown) => {
     await decoder.release();

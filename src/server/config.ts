@@ -28,7 +28,7 @@ const EnvSchema = z.object({
   SPECULA_CONCURRENCY: int(4),
   /** Lines per decoder forward (0 = the engine's default for the device: 8 on CPU, 32 on CUDA). */
   SPECULA_MAX_BATCH: int(0, 0),
-  /** onnxruntime intra-op threads per session (0 = one per core). On 2 cores, 1 gave the most pages/s under concurrent load and 2 the fastest single job (bench:api). */
+  /** onnxruntime intra-op threads for the decoder (0 = the engine's default, half the cores: on 2 cores, 1 gave the most pages/s under concurrent load and over many pages, 2 a single job 2% sooner). */
   SPECULA_THREADS: int(0, 0),
   SPECULA_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024),
   SPECULA_MAX_PIXELS: int(100_000_000),
