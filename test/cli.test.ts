@@ -162,6 +162,14 @@ describe('specula parse', () => {
     assert.equal(code, 1);
     assert.match(stderr, /cpu or cuda/);
   });
+
+  it('a batch or thread count that is not a whole number is refused before the model loads', async () => {
+    for (const [flag, value] of [['--batch', 'eight'], ['--batch', '-1'], ['--threads', '1.5']]) {
+      const { code, stderr } = await specula('parse', `${flag}=${value}`, SAMPLE_PAGE);
+      assert.equal(code, 1, `${flag} ${value}`);
+      assert.match(stderr, new RegExp(`${flag} must be a whole number`));
+    }
+  });
 });
 
 describe('scoring', () => {
