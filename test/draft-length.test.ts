@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CostTable, DraftLengthPolicy } from '../src/engine/draft-length.js';
+import { CostTable, DraftLengthPolicy, planDepths } from '../src/engine/draft-length.js';
 
 /** A forward of T tokens per row costing 1 + 0.1 (T - 1) ms at batch 1, as a small model's does on a CPU. */
 const costs = new CostTable([1, 2, 4, 8, 16, 32].map((perRow) => ({ batch: 1, perRow, ms: 1 + 0.1 * (perRow - 1) })));
@@ -36,5 +36,47 @@ describe('the auto draft length', () => {
     assert.ok(free > dear, `free drafter ${free} tokens, one at 0.3 ms a token ${dear}`);
     assert.ok(dear > 0, 'a drafter at a third of a forward per token still pays at this acceptance');
     assert.equal(ruinous, 0, 'a drafter costing 5 forwards per token never pays');
+  });
+});
+
+describe('the width of a forward under auto draft lengths', () => {
+  /** A policy that has seen drafts whose tokens were kept exactly where the drafter gave them probability >= 0.99. */
+  function learnt(): DraftLengthPolicy {
+    const p = new DraftLengthPolicy('auto');
+    for (let i = 0; i < 100; i++) {
+      p.observe(8, 8, Array<number>(8).fill(0.9999));
+      p.observe(4, 0, Array<number>(4).fill(0.4));
+    }
+    return p;
+  }
+
+  it("learns acceptance per band of the drafter's own confidence", () => {
+    const p = learnt();
+    assert.ok(p.rateFor(0.9999) > 0.95, `sure tokens kept: ${p.rateFor(0.9999)}`);
+    assert.ok(p.rateFor(0.4) < 0.1, `unsure tokens refused: ${p.rateFor(0.4)}`);
+  });
+
+  it('a line the drafter is sure of widens the forward, and every row drafts as deep as the width holds', () => {
+    const p = learnt();
+    const sure = p.outlook(40, Array<number>(40).fill(0.9999), (k) => k, 0);
+    const unsure = p.outlook(40, Array<number>(40).fill(0.4), (k) => k, 0);
+    const depths = planDepths([sure, unsure, unsure], 3, costs);
+    assert.ok(depths[0] >= 16, `the sure row drafts deep: ${depths.join(',')}`);
+    assert.deepEqual(depths.slice(1), [depths[0], depths[0]], 'padding costs what drafting does: the unsure rows fill the width too');
+  });
+
+  it('a forward of rows the drafter is unsure of stays narrow', () => {
+    const p = learnt();
+    const unsure = p.outlook(40, Array<number>(40).fill(0.4), (k) => k, 0);
+    assert.deepEqual(planDepths([unsure, unsure], 2, costs), [0, 0]);
+  });
+
+  it('a row drafts no further than its drafter has tokens, nor past a fixed-length row it shares the forward with', () => {
+    const p = learnt();
+    const short = p.outlook(40, Array<number>(3).fill(0.9999), (k) => k, 0);
+    const unsure = p.outlook(40, Array<number>(40).fill(0.4), (k) => k, 0);
+    assert.deepEqual(planDepths([short], 1, costs), [3], 'the whole of what is left to draft');
+    // A row of fixed length 12 already makes the forward 13 wide: an unsure row drafts into that width for free.
+    assert.deepEqual(planDepths([unsure], 2, costs, 0, 13), [12]);
   });
 });

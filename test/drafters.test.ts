@@ -76,7 +76,7 @@ function scriptedForward(logits: RowLogits, committed: number, draft: Draft, blo
 function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, budget = 8, blocks?: BlockModel): { text: string; forwards: number } {
   const t = tok.encode(target);
   const seq = {
-    id: 1, tokens: [] as number[], ctc: tok.encode(ctc), ctcFrames: Array.from(ctc, (_, i) => 3 * i), context: new DraftingContext(tok), budget, tree: verifier.trees,
+    id: 1, tokens: [] as number[], ctc: tok.encode(ctc), ctcFrames: Array.from(ctc, (_, i) => 3 * i), ctcProbs: Array.from(ctc, () => 0.99), context: new DraftingContext(tok), budget, tree: verifier.trees,
     hidden: null, attention: null, position: 0,
     lastLayerVisual: () => {
       throw new Error('these drafters do not look at the line');

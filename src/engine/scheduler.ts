@@ -22,7 +22,7 @@ import { plan } from './step/plan.js';
 import { propose } from './step/propose.js';
 import type { StepContext } from './step/record.js';
 import { verify } from './step/verify.js';
-import { startVisionPass, type VisionPass } from './vision-pass.js';
+import { splitPass, startVisionPass, type VisionPass } from './vision-pass.js';
 import { concatVisual, keepVisualRows, releaseVisual, type VisualState } from './vision.js';
 
 export type { ForwardObservation } from './step/emit.js';
@@ -46,6 +46,18 @@ export interface SchedulerOptions {
  */
 export const IDLE_RELEASE_MS = 2000;
 
+/**
+ * What the buffer pool may hold: two full batches' visual K and V at the widest lines (39 MB at 8 lines a forward),
+ * at most 128 MiB; sized for the batch the engine opens with (a later, wider one only recycles less). A batch's rebuilds take a few sizes as its widest line changes; a pool much larger than they
+ * need only holds stale buffers (at 8 lines, a 128 MiB cap peaked the CLI's RSS on six docbank pages 40 MB higher).
+ */
+export function poolBytes(bundle: Bundle, maxBatch: number): number {
+  const { nLayers, nHeads, headDim } = bundle.config.dims;
+  const { maxWidth, visualStride } = bundle.config.image;
+  const batchKv = Math.max(1, maxBatch) * Math.ceil(maxWidth / visualStride) * nLayers * nHeads * headDim * 4 * 2;
+  return Math.min(128 * 2 ** 20, 2 * batchKv);
+}
+
 export class Scheduler {
   private queue: Pending[] = [];
   private seqs: Sequence[] = [];
@@ -56,7 +68,10 @@ export class Scheduler {
   private nextGroup = 0;
   private costs: CostTable | null = null;
   private calibrating: Promise<CostTable> | null = null;
+  /** The vision pass in flight. */
   private vision: VisionPass | null = null;
+  /** A landed pass whose lines join as the batch has room; the next pass may run meanwhile. */
+  private landed: VisionPass | null = null;
   /** Set by shutdown(): the error every line still in the engine, and every later read, fails with. */
   private stopping: Error | null = null;
   /**
@@ -72,7 +87,7 @@ export class Scheduler {
    */
   private readonly draftMsPerTokenRow = new Map<string, number>();
   /** The batch's visual state and text cache are rebuilt as lines join and leave: on recycled buffers. */
-  private readonly pool = new FloatPool();
+  private readonly pool: FloatPool;
   /**
    * Visual states already computed for a crop (a page's orientation check reads its longest lines before the page
    * is read): a line whose crop is here joins the batch without a second vision pass. Weak, and taken on use, so
@@ -85,6 +100,7 @@ export class Scheduler {
 
   constructor(private readonly bundle: Bundle, readonly opts: SchedulerOptions) {
     this.positions = positionRule(bundle);
+    this.pool = new FloatPool(poolBytes(bundle, opts.maxBatch));
   }
 
   /** Decoder forwards run since the engine opened (all requests together). */
@@ -95,9 +111,9 @@ export class Scheduler {
 
   /** Lines waiting plus lines in the batch. */
   get load(): { queued: number; active: number } {
-    // Lines in the vision pass count as active (they hold a place in the batch) unless cancelled: those leave
-    // when the pass lands.
-    const passing = this.vision?.group.filter((p) => !p.task.signal?.aborted).length ?? 0;
+    // Lines in a vision pass, or landed and waiting to join, count as active unless cancelled: those leave when
+    // they join.
+    const passing = [this.vision, this.landed].reduce((n, pass) => n + (pass?.group.filter((p) => !p.task.signal?.aborted).length ?? 0), 0);
     return { queued: this.queue.length, active: this.live + passing };
   }
 
@@ -154,8 +170,9 @@ export class Scheduler {
       .catch((e: unknown) => {
         // Nothing may escape the loop: fail what is in flight and waiting, keep the engine alive.
         for (const p of this.queue.splice(0)) p.reject(e);
-        for (const p of this.vision?.group ?? []) p.reject(e);
+        for (const p of [...(this.vision?.group ?? []), ...(this.landed?.group ?? [])]) p.reject(e);
         this.vision = null;
+        this.landed = null;
         this.failBatch(e);
       })
       .finally(() => {
@@ -191,11 +208,13 @@ export class Scheduler {
   private async run(): Promise<void> {
     // Let every line submitted in this turn of the event loop queue up, so they share one vision pass.
     await new Promise((resolve) => setImmediate(resolve));
-    while (this.queue.length || this.live || this.vision) {
+    while (this.queue.length || this.live || this.vision || this.landed) {
       if (this.stopping) {
         const e = this.stopping;
         for (const s of this.seqs) if (!s.done) this.finish(s, e);
         for (const p of this.queue.splice(0)) p.reject(e);
+        for (const p of this.landed?.group ?? []) p.reject(e);
+        this.landed = null;
         if (this.vision) {
           await this.vision.result; // the worker finishes the pass it started; its lines fail with the rest
           for (const p of this.vision.group) p.reject(e);
@@ -203,8 +222,12 @@ export class Scheduler {
         }
         break;
       }
+      if (this.vision?.settled && !this.landed) {
+        this.landed = this.vision;
+        this.vision = null;
+      }
+      this.joinLanded();
       this.startVision();
-      if (this.vision?.settled) this.joinVision();
       if (!this.live) {
         if (this.vision) await this.vision.result; // nothing to decode until the vision pass lands
         continue;
@@ -228,8 +251,10 @@ export class Scheduler {
   }
 
   /**
-   * Start the vision pass for the lines waiting, if there is room for them and no pass is in flight. It runs in
-   * the vision worker while the batch goes on decoding; the lines join at a step boundary once it lands.
+   * Start a vision pass for the next group of lines waiting, unless one is in flight. It runs in the vision worker
+   * while the batch goes on decoding, and while an earlier pass's lines wait to join: the worker reads a group
+   * ahead instead of waiting on the decoder (at 8 lines a forward, reading only what fitted the batch, the decoder
+   * waited on vision passes for a quarter of a docbank run with lines queued, and the worker sat idle a third of it).
    */
   private startVision(): void {
     if (this.vision) return;
@@ -238,30 +263,41 @@ export class Scheduler {
       p.reject(new EngineError('CANCELLED', 'decoding was cancelled'));
       return false;
     });
-    const live = this.live;
-    const room = this.opts.maxBatch - live;
-    if (!this.queue.length || room <= 0) return;
-    // Joining copies the batch's caches (compaction, then the new rows): admit in groups, not a line at a time
-    // as single slots free up, unless the batch is running low.
-    if (live >= this.opts.maxBatch / 2 && room < Math.max(1, Math.ceil(this.opts.maxBatch / 4)) && this.queue.length >= room) return;
-    const pass = startVisionPass(this.bundle, this.queue.splice(0, room), this.seen, this.pool);
-    this.vision = pass;
+    if (!this.queue.length) return;
+    // Half a batch a pass: as fast as whole batches (paired runs), and the CLI's peak RSS over six docbank pages
+    // 464 MB against 500.
+    this.vision = startVisionPass(this.bundle, this.queue.splice(0, Math.max(1, Math.ceil(this.opts.maxBatch / 2))), this.seen, this.pool);
   }
 
-  /** The landed vision pass's lines join the batch (or fail, if the pass failed; the batch is untouched). */
-  private joinVision(): void {
-    const pass = this.vision;
+  /**
+   * The landed pass's lines join the batch as far as there is room (or fail, if the pass failed; the batch is
+   * untouched); the rest waits for a later step. Joining copies the batch's caches, so a partial join waits for
+   * room for a quarter of a batch, unless the batch runs low.
+   */
+  private joinLanded(): void {
+    const pass = this.landed;
     if (!pass) return;
-    this.vision = null;
     if (pass.error) {
+      this.landed = null;
       for (const p of pass.group) p.reject(pass.error);
       return;
     }
+    const { maxBatch } = this.opts;
+    const live = this.live;
+    const room = maxBatch - live;
+    if (room <= 0) return;
+    if (pass.group.length > room && room < Math.max(1, Math.ceil(maxBatch / 4)) && live >= maxBatch / 2) return;
+    let joining = pass;
+    if (pass.group.length > room) {
+      const [head, rest] = splitPass(pass, room, this.bundle.config.dims, this.pool);
+      joining = head;
+      this.landed = rest;
+    } else this.landed = null;
     this.compact(true);
     try {
-      this.join(pass);
+      this.join(joining);
     } catch (e) {
-      for (const p of pass.group) p.reject(e);
+      for (const p of joining.group) p.reject(e);
     }
   }
 
@@ -270,7 +306,7 @@ export class Scheduler {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     const pass = this.withoutTooLong(landed);
     if (!pass.group.length) return;
-    const { group, chunks, ms, ctc, ctcFrames } = pass;
+    const { group, chunks, ms, ctc, ctcFrames, ctcProbs } = pass;
     const { bos } = this.bundle.config.specialIds;
     const real = chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => {
       let n = 0;
@@ -280,7 +316,7 @@ export class Scheduler {
     const maxNew = this.bundle.config.decoding.maxNewTokens;
     this.nextGroup++;
     // No line holds more characters than visual tokens, nor many more than the CTC head read (tokenLimit).
-    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], ctcFrames[r] ?? [], bos, tokenLimit(maxNew, real[r], p.task.crops.length, ctc[r].length), this.nextGroup, ms, real[r], this.policyFor(p.task)));
+    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], ctcFrames[r] ?? [], ctcProbs[r] ?? [], bos, tokenLimit(maxNew, real[r], p.task.crops.length, ctc[r].length), this.nextGroup, ms, real[r], this.policyFor(p.task)));
     // The chunks join the running batch in one copy.
     const joining = Boolean(this.cache && this.vis && this.seqs.length);
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;
@@ -302,7 +338,7 @@ export class Scheduler {
    * Lines the CTC head read more characters on than their task allows go back undecoded (`tooLong`), their rows
    * taken out of the pass's visual states; the rest of the pass joins as it is.
    */
-  private withoutTooLong(pass: VisionPass): Pick<VisionPass, 'group' | 'chunks' | 'ms' | 'ctc' | 'ctcFrames'> {
+  private withoutTooLong(pass: VisionPass): Pick<VisionPass, 'group' | 'chunks' | 'ms' | 'ctc' | 'ctcFrames' | 'ctcProbs'> {
     const long = pass.group.map((p, r) => p.task.maxChars !== undefined && pass.ctc[r].length > p.task.maxChars);
     if (!long.includes(true)) return pass;
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
@@ -319,7 +355,7 @@ export class Scheduler {
       }
     }
     const kept = <T>(xs: readonly T[]): T[] => xs.filter((_, r) => !long[r]);
-    return { group: kept(pass.group), chunks, ms: pass.ms, ctc: kept(pass.ctc), ctcFrames: kept(pass.ctcFrames) };
+    return { group: kept(pass.group), chunks, ms: pass.ms, ctc: kept(pass.ctc), ctcFrames: kept(pass.ctcFrames), ctcProbs: kept(pass.ctcProbs) };
   }
 
   /** One draft-length policy per request (its drafter instance), shared by its lines. */

@@ -74,6 +74,8 @@ export class Sequence implements SequenceView {
   /** The probability the model gave each committed token, in order. */
   readonly probs: number[] = [];
   budget = 0;
+  /** The drafter's confidence in each token it may draft this step, when it gives one (the draft length learns from it). */
+  draftConfidence: number[] | undefined = undefined;
   done = false;
   /** Focal pruning: the visual columns the next step attends to (null: all of them), and when it last saw all. */
   focal: number[] | null = null;
@@ -88,6 +90,8 @@ export class Sequence implements SequenceView {
     readonly ctc: number[],
     /** The column each character of `ctc` was emitted at. */
     readonly ctcFrames: number[],
+    /** The CTC head's probability for each character of `ctc`. */
+    readonly ctcProbs: number[],
     public last: number,
     readonly limit: number,
     readonly visionGroup: number,

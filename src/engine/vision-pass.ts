@@ -9,7 +9,7 @@ import type { FloatPool } from './float-pool.js';
 import { type GrayCrop, packBatch } from './preprocess.js';
 import type { Pending } from './sequence.js';
 import { framesOf } from './ctc-align.js';
-import { concatVisual, ctcGreedyFrames, gatherRegions, releaseVisual, runVision, type VisualState } from './vision.js';
+import { concatVisual, ctcGreedyFrames, gatherRegions, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
 
 /** Most lines in one vision pass chunk. */
 const VISION_CHUNK = 8;
@@ -51,6 +51,8 @@ export interface VisionPass {
   ctc: number[][];
   /** The column (frame) of the member's row each character of `ctc` was emitted at (a line break: its line's first). */
   ctcFrames: number[][];
+  /** The CTC head's probability for each character of `ctc` at its frame (a line break: 1). */
+  ctcProbs: number[][];
   error: unknown;
   settled: boolean;
   ms: number;
@@ -84,7 +86,7 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
     passes.push(runVision(bundle, packBatch(chunk.map((e) => e.crop), { height, widthMultiple, maxWidth }, regions ? chunk.map((e) => e.line) : undefined)));
   }
   const t0 = performance.now();
-  const pass: VisionPass = { group, chunks: [], ctc: [], ctcFrames: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
+  const pass: VisionPass = { group, chunks: [], ctc: [], ctcFrames: [], ctcProbs: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
   pass.result = Promise.all(passes).then(
     (chunks) => {
       const read = chunks.map((c) => ctcGreedyFrames(c, ctcBlank));
@@ -92,6 +94,7 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
         pass.chunks = chunks;
         pass.ctc = read.flat().map((r) => r.ids);
         pass.ctcFrames = read.flat().map((r) => r.frames);
+        pass.ctcProbs = read.flat().map((r) => r.probs);
         return;
       }
       // Each member's lines, in line order, as (pass, row) pairs.
@@ -102,6 +105,7 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
       pass.chunks = [gatherRegions(chunks, members, nLayers, nHeads, headDim, pool)];
       for (const c of chunks) releaseVisual(c, pool);
       pass.ctc = members.map((m) => m.flatMap((x, j) => (j ? [bos, ...read[x.state][x.row].ids] : read[x.state][x.row].ids)));
+      pass.ctcProbs = members.map((m) => m.flatMap((x, j) => (j ? [1, ...read[x.state][x.row].probs] : read[x.state][x.row].probs)));
       // A region's row holds its lines' real columns one after another: each line's frames shift by those before it.
       const stride = bundle.config.image.visualStride;
       pass.ctcFrames = members.map((m, k) => {
@@ -123,4 +127,36 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
     pass.settled = true;
   });
   return pass;
+}
+
+/**
+ * Split a landed pass after its first `n` members: the head joins the batch now, the rest waits for room. A chunk
+ * the cut falls in is copied into its two parts (a few lines' visual states: a fraction of a batch rebuild).
+ */
+export function splitPass(pass: VisionPass, n: number, dims: { nLayers: number; nHeads: number; headDim: number }, pool: FloatPool): [VisionPass, VisionPass] {
+  const { nLayers, nHeads, headDim } = dims;
+  const head: VisualState[] = [];
+  const rest: VisualState[] = [];
+  let left = n;
+  for (const c of pass.chunks) {
+    if (left >= c.batch) {
+      head.push(c);
+      left -= c.batch;
+    } else if (left > 0) {
+      const rows = Array.from({ length: c.batch }, (_, r) => r);
+      head.push(keepVisualRows(c, rows.slice(0, left), nLayers, nHeads, headDim, pool));
+      rest.push(keepVisualRows(c, rows.slice(left), nLayers, nHeads, headDim, pool));
+      releaseVisual(c, pool);
+      left = 0;
+    } else rest.push(c);
+  }
+  const part = (chunks: VisualState[], from: number, to?: number): VisionPass => ({
+    ...pass,
+    group: pass.group.slice(from, to),
+    chunks,
+    ctc: pass.ctc.slice(from, to),
+    ctcFrames: pass.ctcFrames.slice(from, to),
+    ctcProbs: pass.ctcProbs.slice(from, to),
+  });
+  return [part(head, 0, n), part(rest, n)];
 }

@@ -35,6 +35,18 @@ export class CtcDrafter implements Drafter {
     return out;
   }
 
+  /**
+   * The CTC head's probability for each character from the likeliest anchor on, and for the end of the line after
+   * them that of the reading's last character (a line whose end is unclear may go on).
+   */
+  confidence(seq: SequenceView, k: number): number[] {
+    const a = (this.anchors.get(seq.id) ?? [0])[0];
+    const out: number[] = [];
+    for (let i = a; out.length < k && i < seq.ctc.length; i++) out.push(seq.ctcProbs[i] ?? 0);
+    if (out.length < k && a <= seq.ctc.length) out.push(seq.ctcProbs[seq.ctc.length - 1] ?? 1);
+    return out;
+  }
+
   propose(seqs: readonly SequenceView[]): Draft[] {
     return seqs.map((seq) => {
       if (seq.budget <= 0) return { tokens: [] };

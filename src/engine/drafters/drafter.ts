@@ -10,6 +10,8 @@ export interface SequenceView {
   readonly ctc: readonly number[];
   /** The visual column each character of `ctc` was emitted at. */
   readonly ctcFrames: readonly number[];
+  /** The CTC head's probability for each character of `ctc`, at the column it was emitted at. */
+  readonly ctcProbs: readonly number[];
   readonly context: DraftingContext;
   /** Most tokens this step's draft may hold (tree: depth). 0 means no draft. */
   readonly budget: number;
@@ -43,6 +45,11 @@ export interface Drafter {
    * draft length it gets this whole depth, and the gate, not the draft-length policy, sets each draft's length.
    */
   readonly gatedDepth?: number;
+  /**
+   * How sure the drafter is of each of the next `k` tokens it would draft for this sequence (a probability per
+   * token, as many as it has), asked before it proposes: an `auto` draft length weighs each token by it.
+   */
+  confidence?(seq: SequenceView, k: number): number[];
   /** The drafter routes by where the model is reading (SequenceView.attention): only then is it kept per step. */
   readonly usesAttention?: boolean;
   /** Drafts for these sequences; a drafter that runs a model answers asynchronously. */

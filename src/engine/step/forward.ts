@@ -36,7 +36,14 @@ export async function forward(ctx: StepContext, rec: StepRecord): Promise<void> 
     return draftSelection(s.focal, s.fixation, d.tokens.length ? depths(d) : [], d.columns, s.real, s.real / Math.max(1, s.ctc.length));
   });
   const gathered = pruning ? gatherVisual(ctx.vis, selections, nLayers, nHeads, headDim, ctx.pool) : null;
-  rec.out = await decoderStep(ctx.bundle, ctx.cache, gathered?.state ?? ctx.vis, { tokens, positions, attend });
+  // The optional outputs only where a row reads them (verify.ts): drafting heads read the hidden state, focal
+  // pruning and routed drafting the visual attention.
+  const live = seqs.filter((s) => !s.done);
+  const fetch = {
+    hidden: live.some((s) => s.p.task.drafter.usesHiddenState),
+    visAttn: live.some((s) => s.p.task.drafter.usesAttention || (s.p.task.visualKeep ?? 1) < 1),
+  };
+  rec.out = await decoderStep(ctx.bundle, ctx.cache, gathered?.state ?? ctx.vis, { tokens, positions, attend, fetch });
   rec.forwardMs = performance.now() - t0;
   rec.layout = layout;
   rec.width = t;

@@ -40,7 +40,7 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
       refocus(s, r, seqs.length, out.visAttn, t, cols ? cols[r] : null, false, 0, 1);
       s.focal = null;
       s.p.task.metrics.row(drafted, draft.tokens.length, 0, 0);
-      s.policy.observe(drafted, 0);
+      s.policy.observe(drafted, 0, s.draftConfidence);
       rec.commits[r] = { fresh: [], fromDraft: [], drafted, finished: false };
       return;
     }
@@ -95,7 +95,7 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
     if (deferred) s.focal = null;
     s.last = verdict.bonus;
     s.p.task.metrics.row(drafted, draft.tokens.length, judged.accepted.length, committed.length);
-    s.policy.observe(drafted, judged.accepted.length);
+    s.policy.observe(drafted, judged.accepted.length, s.draftConfidence);
     s.p.task.drafter.observe?.(s, draft, verdict, committed, forwardView);
     rec.commits[r] = { fresh, fromDraft, drafted, finished };
   });
