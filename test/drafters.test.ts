@@ -140,6 +140,18 @@ describe('the ctc drafter re-anchors on the verifier\'s correction', () => {
     const r = run(new CtcDrafter(EOS), new TreeVerifier(), target, 'zzzz qqqq', 8);
     assert.equal(r.text, target);
   });
+  it('where the reading reads a run of leader dots short, the draft continues the run', () => {
+    // The CTC head cannot emit a character on adjacent frames: it reads "......" short, or as other letters.
+    const leader = `Contents ${'.'.repeat(40)} 8`;
+    const pairs = `Index ${'. '.repeat(20)}12`;
+    for (const [line, reading] of [[leader, 'Contents ....tttt.t. 8'], [pairs, 'Index . . ..tt 12']]) {
+      const chain = run(new CtcDrafter(EOS), new GreedyVerifier(), line, reading, 8);
+      assert.equal(chain.text, line);
+      assert.ok(chain.forwards <= 12, `"${line}": ${chain.forwards} forwards (a token a forward would be ${line.length - 12})`);
+      // A tree keeps several places in the reading, which part-match a run of pairs: it may not need the run.
+      assert.equal(run(new CtcDrafter(EOS), new TreeVerifier(), line, reading, 8).text, line);
+    }
+  });
 });
 
 describe('the diffusion drafters draft the next block in the verifying forward', () => {

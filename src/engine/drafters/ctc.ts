@@ -4,6 +4,10 @@
  * disagrees with the reading, it re-anchors on the correction: the CTC reading had a wrong character
  * (substitution), an extra one (insertion) or missed one (deletion). A chain takes the likeliest anchor; a
  * tree offers all of them at once.
+ *
+ * Where the reading has lost its place inside a run of one repeated character or pair (leader dots, rules of
+ * underscores, ". . . ."), the draft continues the run instead: the CTC head cannot emit a character on adjacent
+ * frames, so it reads such runs short or as other letters, and the decoder was left to write them a token a forward.
  */
 import type { Draft, Verdict } from '../draft.js';
 import { type Drafter, type SequenceView, trieOf } from './drafter.js';
@@ -13,10 +17,21 @@ const MAX_ANCHORS = 3;
 const SUFFIX_MIN = 2;
 const SUFFIX_MAX = 6;
 const SUFFIX_WINDOW = 12;
+/** A run continues in the draft once its unit (one token, or two) has repeated this many times. */
+const RUN_MIN = 4;
+/** The drafter's confidence in a run's continuation (the draft-length policy learns what it is worth). */
+const RUN_CONFIDENCE = 0.9;
 
 export class CtcDrafter implements Drafter {
   readonly name = 'ctc';
   private readonly anchors = new Map<number, number[]>();
+  /**
+   * Sequences whose last draft from the reading was refused at its first token (the reading has lost its place),
+   * and of those, the ones whose last draft continued a run instead: they stay lost until a draft from the reading
+   * is kept again.
+   */
+  private readonly lost = new Set<number>();
+  private readonly running = new Set<number>();
 
   constructor(private readonly eos: number) {}
 
@@ -40,6 +55,7 @@ export class CtcDrafter implements Drafter {
    * them that of the reading's last character (a line whose end is unclear may go on).
    */
   confidence(seq: SequenceView, k: number): number[] {
+    if (this.runUnit(seq)) return Array<number>(k).fill(RUN_CONFIDENCE);
     const a = (this.anchors.get(seq.id) ?? [0])[0];
     const out: number[] = [];
     for (let i = a; out.length < k && i < seq.ctc.length; i++) out.push(seq.ctcProbs[i] ?? 0);
@@ -47,9 +63,29 @@ export class CtcDrafter implements Drafter {
     return out;
   }
 
+  /** The unit (1 or 2 tokens) of the run the committed text ends in, when the reading has lost its place there. */
+  private runUnit(seq: SequenceView): number[] | null {
+    if (!this.lost.has(seq.id)) return null;
+    const t = seq.tokens;
+    for (const period of [1, 2]) {
+      const start = t.length - RUN_MIN * period;
+      if (start < 0) continue;
+      let run = true;
+      for (let i = start; run && i < t.length; i++) run = t[i] === t[start + ((i - start) % period)];
+      if (run && (period === 1 || t[start] !== t[start + 1])) return t.slice(start, start + period);
+    }
+    return null;
+  }
+
   propose(seqs: readonly SequenceView[]): Draft[] {
     return seqs.map((seq) => {
       if (seq.budget <= 0) return { tokens: [] };
+      const unit = this.runUnit(seq);
+      if (unit) {
+        this.running.add(seq.id);
+        return { tokens: Array.from({ length: seq.budget }, (_, i) => unit[i % unit.length]) };
+      }
+      this.running.delete(seq.id);
       // The first token is the fed one (already committed), so the reading's start is the anchor.
       const anchors = this.anchors.get(seq.id) ?? [0];
       if (!seq.tree || anchors.length === 1) {
@@ -62,7 +98,11 @@ export class CtcDrafter implements Drafter {
     });
   }
 
-  observe(seq: SequenceView, _draft: Draft, _verdict: Verdict, committed: readonly number[]): void {
+  observe(seq: SequenceView, draft: Draft, verdict: Verdict, committed: readonly number[]): void {
+    if (!this.running.has(seq.id) && draft.tokens.length) {
+      if (verdict.accepted.length) this.lost.delete(seq.id);
+      else this.lost.add(seq.id);
+    }
     const anchors = this.anchors.get(seq.id) ?? [0];
     const exact: number[] = [];
     const repaired: number[] = [];
@@ -111,5 +151,7 @@ export class CtcDrafter implements Drafter {
 
   release(seq: SequenceView): void {
     this.anchors.delete(seq.id);
+    this.lost.delete(seq.id);
+    this.running.delete(seq.id);
   }
 }
