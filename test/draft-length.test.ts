@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CostTable, DraftLengthPolicy, planDepths } from '../src/engine/draft-length.js';
+import { CostTable, DraftLengthPolicy, MAX_DRAFT_LENGTH, planDepths } from '../src/engine/draft-length.js';
 
 /** A forward of T tokens per row costing 1 + 0.1 (T - 1) ms at batch 1, as a small model's does on a CPU. */
 const costs = new CostTable([1, 2, 4, 8, 16, 32].map((perRow) => ({ batch: 1, perRow, ms: 1 + 0.1 * (perRow - 1) })));
@@ -12,27 +12,28 @@ function seen(length: number, kept: number, n = 200): DraftLengthPolicy {
   return p;
 }
 
-describe('the auto draft length', () => {
-  it('a fixed draft length is used as asked', () => {
-    assert.equal(new DraftLengthPolicy(7).next(1, costs), 7);
-  });
+/** One row alone in its forward, as the step's plan sizes it: its depth, or a probe where no depth pays. */
+function alone(p: DraftLengthPolicy, draftMsPerToken = 0): number {
+  return planDepths([p.outlook(MAX_DRAFT_LENGTH, undefined, (k) => k, draftMsPerToken)], 1, costs)[0] || p.probe();
+}
 
+describe('the auto draft length', () => {
   it('drafts nothing (but probes now and then) where drafts are never kept', () => {
     const p = seen(4, 0);
-    const lengths = Array.from({ length: 32 }, () => p.next(1, costs));
+    const lengths = Array.from({ length: 32 }, () => alone(p));
     assert.ok(lengths.filter((k) => k === 0).length >= 30, `mostly no draft: ${lengths.join(',')}`);
     assert.ok(lengths.some((k) => k > 0), 'a short probe now and then, so it can learn that drafts got better');
   });
 
   it('drafts deep where every drafted token is kept', () => {
-    assert.ok(seen(16, 16).next(1, costs) >= 16);
+    assert.ok(alone(seen(16, 16)) >= 16);
   });
 
   it("counts the drafter's own cost per token: a dear drafter drafts shorter, a very dear one not at all", () => {
     const p = seen(16, 12);
-    const free = p.next(1, costs, (k) => k, 0, 0);
-    const dear = p.next(1, costs, (k) => k, 0, 0.3);
-    const ruinous = p.next(1, costs, (k) => k, 0, 5);
+    const free = planDepths([p.outlook(MAX_DRAFT_LENGTH, undefined, (k) => k, 0)], 1, costs)[0];
+    const dear = planDepths([p.outlook(MAX_DRAFT_LENGTH, undefined, (k) => k, 0.3)], 1, costs)[0];
+    const ruinous = planDepths([p.outlook(MAX_DRAFT_LENGTH, undefined, (k) => k, 5)], 1, costs)[0];
     assert.ok(free > dear, `free drafter ${free} tokens, one at 0.3 ms a token ${dear}`);
     assert.ok(dear > 0, 'a drafter at a third of a forward per token still pays at this acceptance');
     assert.equal(ruinous, 0, 'a drafter costing 5 forwards per token never pays');

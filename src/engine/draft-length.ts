@@ -1,11 +1,12 @@
 /**
- * How many tokens to draft. A fixed number, or `auto`: from the request's measured acceptance at each draft
- * position (c_j: token j kept given the ones before it were) and the measured cost of a forward carrying T
- * tokens per row at this batch size, choose k maximising
- *   E[tokens committed] / relative cost = (1 + sum_{i<=k} prod_{j<=i} c_j) / ((cost(B, 1 + k) + o + k d) / (cost(B, 1) + o)),
- * where o is what a step costs besides its forward and d what drafting one more token costs the drafter (a
+ * How many tokens to draft. A fixed number, or `auto`: from the request's measured acceptance (c_j: token j kept
+ * given the ones before it were; per draft position, or per band of the drafter's own confidence in token j) and
+ * the measured cost of a forward carrying T tokens per row at this batch size, choose the forward's width T
+ * maximising, over its rows r, each drafting k_r = as deep as T holds,
+ *   sum_r E[tokens committed by r] / relative cost = sum_r (1 + sum_{i<=k_r} prod_{j<=i} c_rj) / ((cost(B, T) + o + sum_r k_r d_r) / (cost(B, 1) + o)),
+ * where o is what a step costs besides its forward and d_r what drafting one more token costs row r's drafter (a
  * model-backed head runs once per draft depth; both measured as the scheduler runs), and draft nothing where no
- * k beats plain decoding (large batches, poor drafts, a drafter dearer than what it saves).
+ * width beats plain decoding (large batches, poor drafts, a drafter dearer than what it saves).
  */
 export type DraftLengthSetting = number | 'auto';
 
@@ -182,18 +183,6 @@ export class DraftLengthPolicy {
   /** Drafting switched off learns nothing: every 16th step that drafts nothing, a short probe (2 tokens). */
   probe(): number {
     return ++this.idle % 16 === 0 ? 2 : 0;
-  }
-
-  /**
-   * This row's depth with nothing else in the forward. `width(k)`: tokens a draft of k puts in the forward besides
-   * the fed token (k, more with mask blocks); `overheadMs`: what a step costs besides its forward, at this batch;
-   * `draftMsPerToken`: what the drafter spends per drafted token, at this batch.
-   */
-  next(batch: number, costs: CostTable | null, width: (k: number) => number = (k) => k, overheadMs = 0, draftMsPerToken = 0, confidence?: readonly number[]): number {
-    if (this.setting !== 'auto') return this.setting;
-    if (!costs) return 4;
-    const [best] = planDepths([this.outlook(MAX_DRAFT_LENGTH, confidence, width, draftMsPerToken)], batch, costs, overheadMs);
-    return best || this.probe();
   }
 
   /**
