@@ -22,7 +22,7 @@ import { plan } from './step/plan.js';
 import { propose } from './step/propose.js';
 import type { StepContext } from './step/record.js';
 import { verify } from './step/verify.js';
-import { splitPass, startVisionPass, type VisionPass } from './vision-pass.js';
+import { partitionPass, splitPass, startVisionPass, type VisionPass } from './vision-pass.js';
 import { concatVisual, keepVisualRows, releaseVisual, type VisualState } from './vision.js';
 
 export type { ForwardObservation } from './step/emit.js';
@@ -48,8 +48,9 @@ export const IDLE_RELEASE_MS = 2000;
 
 /**
  * What the buffer pool may hold: two full batches' visual K and V at the widest lines (39 MB at 8 lines a forward),
- * at most 128 MiB; sized for the batch the engine opens with (a later, wider one only recycles less). A batch's rebuilds take a few sizes as its widest line changes; a pool much larger than they
- * need only holds stale buffers (at 8 lines, a 128 MiB cap peaked the CLI's RSS on six docbank pages 40 MB higher).
+ * at most 128 MiB; sized for the batch the engine opens with (a later, wider one only recycles less). A batch's
+ * rebuilds take a few sizes as its widest line changes; a pool much larger than they need only holds stale buffers
+ * (at 8 lines, a 128 MiB cap peaked the CLI's RSS on six docbank pages 40 MB higher).
  */
 export function poolBytes(bundle: Bundle, maxBatch: number): number {
   const { nLayers, nHeads, headDim } = bundle.config.dims;
@@ -338,25 +339,13 @@ export class Scheduler {
    * Lines the CTC head read more characters on than their task allows go back undecoded (`tooLong`), their rows
    * taken out of the pass's visual states; the rest of the pass joins as it is.
    */
-  private withoutTooLong(pass: VisionPass): Pick<VisionPass, 'group' | 'chunks' | 'ms' | 'ctc' | 'ctcFrames' | 'ctcProbs'> {
+  private withoutTooLong(pass: VisionPass): VisionPass {
     const long = pass.group.map((p, r) => p.task.maxChars !== undefined && pass.ctc[r].length > p.task.maxChars);
     if (!long.includes(true)) return pass;
-    const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     pass.group.forEach((p, r) => long[r] && p.resolve({ ids: [], ctc: pass.ctc[r], confidence: 0, tooLong: true, visionGroup: 0, visionMs: pass.ms }));
-    const chunks: VisualState[] = [];
-    let at = 0;
-    for (const c of pass.chunks) {
-      const keep = Array.from({ length: c.batch }, (_, r) => r).filter((r) => !long[at + r]);
-      at += c.batch;
-      if (keep.length === c.batch) chunks.push(c);
-      else {
-        if (keep.length) chunks.push(keepVisualRows(c, keep, nLayers, nHeads, headDim, this.pool));
-        releaseVisual(c, this.pool);
-      }
-    }
-    const kept = <T>(xs: readonly T[]): T[] => xs.filter((_, r) => !long[r]);
-    return { group: kept(pass.group), chunks, ms: pass.ms, ctc: kept(pass.ctc), ctcFrames: kept(pass.ctcFrames), ctcProbs: kept(pass.ctcProbs) };
+    return partitionPass(pass, (m) => !long[m], this.bundle.config.dims, this.pool, false)[0];
   }
+
 
   /** One draft-length policy per request (its drafter instance), shared by its lines. */
   private readonly policies = new WeakMap<Drafter, Map<DraftLengthSetting, DraftLengthPolicy>>();

@@ -130,33 +130,35 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
 }
 
 /**
- * Split a landed pass after its first `n` members: the head joins the batch now, the rest waits for room. A chunk
- * the cut falls in is copied into its two parts (a few lines' visual states: a fraction of a batch rebuild).
+ * A settled pass's members in two parts, by `first` (a member's index in the group): each part holds its members,
+ * their readings and their rows of the visual states, in order. A chunk whose rows all go one way moves whole; one
+ * the parts share is copied into both (a few lines' visual states: a fraction of a batch rebuild) and handed back
+ * to the pool, or, with `keepSecond` false, only the first part's rows are copied (the second part is dropped).
  */
-export function splitPass(pass: VisionPass, n: number, dims: { nLayers: number; nHeads: number; headDim: number }, pool: FloatPool): [VisionPass, VisionPass] {
+export function partitionPass(pass: VisionPass, first: (member: number) => boolean, dims: { nLayers: number; nHeads: number; headDim: number }, pool: FloatPool, keepSecond = true): [VisionPass, VisionPass] {
   const { nLayers, nHeads, headDim } = dims;
-  const head: VisualState[] = [];
-  const rest: VisualState[] = [];
-  let left = n;
+  const sides: [VisualState[], VisualState[]] = [[], []];
+  let at = 0;
   for (const c of pass.chunks) {
-    if (left >= c.batch) {
-      head.push(c);
-      left -= c.batch;
-    } else if (left > 0) {
-      const rows = Array.from({ length: c.batch }, (_, r) => r);
-      head.push(keepVisualRows(c, rows.slice(0, left), nLayers, nHeads, headDim, pool));
-      rest.push(keepVisualRows(c, rows.slice(left), nLayers, nHeads, headDim, pool));
+    const rows = Array.from({ length: c.batch }, (_, r) => r);
+    const mine = rows.filter((r) => first(at + r));
+    at += c.batch;
+    if (mine.length === c.batch) sides[0].push(c);
+    else if (!mine.length && keepSecond) sides[1].push(c);
+    else {
+      if (mine.length) sides[0].push(keepVisualRows(c, mine, nLayers, nHeads, headDim, pool));
+      if (keepSecond) sides[1].push(keepVisualRows(c, rows.filter((r) => !mine.includes(r)), nLayers, nHeads, headDim, pool));
       releaseVisual(c, pool);
-      left = 0;
-    } else rest.push(c);
+    }
   }
-  const part = (chunks: VisualState[], from: number, to?: number): VisionPass => ({
-    ...pass,
-    group: pass.group.slice(from, to),
-    chunks,
-    ctc: pass.ctc.slice(from, to),
-    ctcFrames: pass.ctcFrames.slice(from, to),
-    ctcProbs: pass.ctcProbs.slice(from, to),
-  });
-  return [part(head, 0, n), part(rest, n)];
+  const part = (chunks: VisualState[], side: boolean): VisionPass => {
+    const of = <T>(xs: readonly T[]): T[] => xs.filter((_, m) => first(m) === side);
+    return { ...pass, group: of(pass.group), chunks, ctc: of(pass.ctc), ctcFrames: of(pass.ctcFrames), ctcProbs: of(pass.ctcProbs) };
+  };
+  return [part(sides[0], true), part(sides[1], false)];
+}
+
+/** A landed pass split after its first `n` members: the head joins the batch now, the rest waits for room. */
+export function splitPass(pass: VisionPass, n: number, dims: { nLayers: number; nHeads: number; headDim: number }, pool: FloatPool): [VisionPass, VisionPass] {
+  return partitionPass(pass, (m) => m < n, dims, pool);
 }

@@ -22,14 +22,14 @@ export function plan(ctx: StepContext, seqs: readonly Sequence[]): StepRecord {
     else auto.push(s);
   }
   if (auto.length) {
-    const outlooks = auto.map((s) => {
+    const rooms = auto.map((s) => s.limit - s.tokens.length);
+    const outlooks = auto.map((s, i) => {
       const drafter = s.p.task.drafter;
-      const most = s.limit - s.tokens.length;
-      s.draftConfidence = drafter.confidence?.(s, Math.min(most, MAX_DRAFT_LENGTH));
-      return s.policy.outlook(most, s.draftConfidence, (k) => drafter.forwardWidth?.(k) ?? k, ctx.draftMsPerTokenRow.get(drafter.name) ?? 0);
+      s.draftConfidence = drafter.confidence?.(s, Math.min(rooms[i], MAX_DRAFT_LENGTH));
+      return s.policy.outlook(rooms[i], s.draftConfidence, (k) => drafter.forwardWidth?.(k) ?? k, ctx.draftMsPerTokenRow.get(drafter.name) ?? 0);
     });
     const depths = ctx.costs ? planDepths(outlooks, live, ctx.costs, ctx.overheadPerRow * live, floor) : auto.map(() => 4);
-    auto.forEach((s, i) => (s.budget = Math.min(depths[i] || s.policy.probe(), s.limit - s.tokens.length)));
+    auto.forEach((s, i) => (s.budget = Math.min(depths[i] || s.policy.probe(), rooms[i])));
   }
   return {
     seqs,
