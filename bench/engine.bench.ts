@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Engine } from '../src/engine/engine.js';
 import { KvCache } from '../src/engine/kv-cache.js';
-import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
+import type { GrayCrop } from '../src/engine/preprocess.js';
 import { decoderStep } from '../src/engine/decoder-step.js';
 import { runVision } from '../src/engine/vision.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
@@ -20,7 +20,7 @@ async function forwardMs(engine: Engine, crops: GrayCrop[], batch: number, newTo
   const { bundle } = engine;
   const { nLayers, nHeads, headDim } = bundle.config.dims;
   const rows = Array.from({ length: batch }, (_, i) => crops[i % crops.length]);
-  const vis = await runVision(bundle, packBatch(rows, engine.imageSpec));
+  const vis = await runVision(bundle, { crops: rows });
   const cache = new KvCache(nLayers, nHeads, headDim, batch);
   cache.reserve(cacheLen + newTokens);
   cache.lengths.fill(cacheLen);

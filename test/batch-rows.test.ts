@@ -4,7 +4,6 @@ import { type Bundle, closeBundle, loadBundle } from '../src/engine/bundle.js';
 import { decoderStep } from '../src/engine/decoder-step.js';
 import { FloatPool } from '../src/engine/float-pool.js';
 import { KvCache } from '../src/engine/kv-cache.js';
-import { packBatch } from '../src/engine/preprocess.js';
 import type { Pending } from '../src/engine/sequence.js';
 import { splitPass, type VisionPass } from '../src/engine/vision-pass.js';
 import { keepVisualRows, runVision, type VisualState } from '../src/engine/vision.js';
@@ -34,8 +33,8 @@ function stateOf(real: readonly number[], visual = Math.max(...real), tag = 0): 
   }
   const mask = new Float32Array(b * visual);
   real.forEach((n, r) => mask.fill(1, r * visual, r * visual + n));
-  const ctcLogits = Float32Array.from({ length: b * visual * VOCAB }, (_, i) => tag + i);
-  return { k, v, mask, ctcLogits, batch: b, visual };
+  const ctcLogProbs = Float32Array.from({ length: b * visual * VOCAB }, (_, i) => tag + i);
+  return { k, v, mask, ctcLogProbs, batch: b, visual };
 }
 
 /** Row r of a state, real columns only: K, V, mask and CTC logits. */
@@ -51,7 +50,7 @@ function rowOf(s: VisualState, r: number): { k: number[]; v: number[]; ctc: numb
       v.push(...s.v.subarray(at, at + real * DH));
     }
   }
-  return { k, v, ctc: [...s.ctcLogits.subarray(r * s.visual * VOCAB, (r * s.visual + real) * VOCAB)], real };
+  return { k, v, ctc: [...s.ctcLogProbs.subarray(r * s.visual * VOCAB, (r * s.visual + real) * VOCAB)], real };
 }
 
 describe('the batch as lines join and leave', () => {
@@ -111,9 +110,9 @@ describe("the decoder's optional outputs", () => {
 
   it('a forward without the hidden state and the visual attention gives the same logits and new cache entries', async () => {
     const { nLayers, nHeads, headDim } = bundle.config.dims;
-    const { height, widthMultiple, maxWidth } = bundle.config.image;
+    const { height } = bundle.config.image;
     const crop = (width: number) => ({ width, height, data: Uint8Array.from({ length: width * height }, (_, i) => ((i * 7919) % 13 < 3 ? 0 : 255)) });
-    const vis = await runVision(bundle, packBatch([crop(200), crop(320)], { height, widthMultiple, maxWidth }));
+    const vis = await runVision(bundle, { crops: [crop(200), crop(320)] });
     const input = { tokens: [[1, 40, 41], [1, 42, 43]], positions: [[0, 1, 2], [0, 1, 2]] };
     const run = (fetch?: { hidden: boolean; visAttn: boolean }) => {
       const cache = new KvCache(nLayers, nHeads, headDim, 2);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ctcLogSoftmax } from '../src/engine/ctc-head.js';
 import { CtcPrefixScorer, WINDOW } from '../src/engine/ctc-prefix.js';
 
 const BLANK = 0;
@@ -49,7 +50,10 @@ describe('CTC prefix scoring', () => {
     [1.3, 0.6, -0.7, 0.2],
   ];
   const probs = softmaxRows(logits);
-  const scorer = new CtcPrefixScorer(Float32Array.from(logits.flat()), logits.length, 4, BLANK);
+  // The head's log-probabilities as the vision pass hands them over.
+  const logProbs = Float32Array.from(logits.flat());
+  ctcLogSoftmax(logProbs, new Float32Array(logits.length).fill(1), 1, logits.length);
+  const scorer = new CtcPrefixScorer(logProbs, logits.length, 4, BLANK);
   const all = [...paths(probs)].map(({ path, p }) => ({ out: collapse(path), p }));
 
   for (const prefix of [[1], [2], [1, 2], [2, 2], [1, 2, 3], [3, 1, 3]]) {
@@ -126,7 +130,7 @@ describe('CTC prefix scoring', () => {
       }
       return { score, end: add(rn[T - 1], rb[T - 1]) };
     };
-    const scorer = new CtcPrefixScorer(logits, T, V, BLANK);
+    const scorer = new CtcPrefixScorer(logp, T, V, BLANK);
     let state = scorer.initial();
     for (let i = 0; i < truth.length; i++) {
       const want = full(truth.slice(0, i + 1));

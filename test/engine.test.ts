@@ -10,7 +10,7 @@ import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig, 
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
-import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
+import type { GrayCrop } from '../src/engine/preprocess.js';
 import { tokenLimit } from '../src/engine/sequence.js';
 import { runVision } from '../src/engine/vision.js';
 import { chunkByColumns } from '../src/engine/vision-pass.js';
@@ -74,8 +74,8 @@ describe('the shipped model bundle', () => {
       const narrow = byWidth[0];
       const wide = byWidth[byWidth.length - 1];
       const { nLayers: L, nHeads: H, headDim: dh } = bundle.config.dims;
-      const alone = await runVision(bundle, packBatch([narrow], bundle.config.image));
-      const mixed = await runVision(bundle, packBatch([narrow, wide, wide], bundle.config.image));
+      const alone = await runVision(bundle, { crops: [narrow] });
+      const mixed = await runVision(bundle, { crops: [narrow, wide, wide] });
       let n = 0;
       for (let t = 0; t < alone.visual; t++) n += alone.mask[t];
       // Row 0's real tokens, every layer and head: a scale taken over the batch (dynamic quantisation) would

@@ -11,7 +11,6 @@ import { Engine } from '../src/engine/engine.js';
 import { decodeGreedy } from '../src/engine/greedy.js';
 import { SpecMetrics } from '../src/engine/metrics.js';
 import type { DecodingOptionsInput } from '../src/engine/options.js';
-import { packBatch } from '../src/engine/preprocess.js';
 import { Scheduler } from '../src/engine/scheduler.js';
 import { GreedyVerifier } from '../src/engine/verifiers/greedy.js';
 import { TreeVerifier } from '../src/engine/verifiers/tree.js';
@@ -26,8 +25,7 @@ async function plainGreedy(bundle: Bundle, lines: TestLine[]): Promise<string[]>
   const out: string[] = [];
   for (let s = 0; s < lines.length; s += 32) {
     const group = lines.slice(s, s + 32);
-    const { height, widthMultiple, maxWidth } = bundle.config.image;
-    const vis = await runVision(bundle, packBatch(group.map((l) => l.crop), { height, widthMultiple, maxWidth }));
+    const vis = await runVision(bundle, { crops: group.map((l) => l.crop) });
     const res = await decodeGreedy(bundle, vis);
     out.push(...res.ids.map((ids) => bundle.tokenizer.decode(ids)));
   }

@@ -13,7 +13,7 @@ import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
 import { decodeGreedy } from '../src/engine/greedy.js';
 import type { DecodingOptionsInput } from '../src/engine/options.js';
-import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
+import type { GrayCrop } from '../src/engine/preprocess.js';
 import { gatherRegions, runVision } from '../src/engine/vision.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { realRegions, type TestRegion } from './helpers/eval-lines.js';
@@ -25,11 +25,10 @@ const REGION_BUNDLE = join(ROOT, 'models', 'specula-region-base');
 
 /** Plain greedy over each region's gathered visual tokens: the reference loop, not the scheduler. */
 async function plainGreedy(bundle: Bundle, regions: readonly TestRegion[]): Promise<string[]> {
-  const { height, widthMultiple, maxWidth } = bundle.config.image;
   const { nLayers, nHeads, headDim } = bundle.config.dims;
   const out: string[] = [];
   for (const r of regions) {
-    const vis = await runVision(bundle, packBatch(r.crops, { height, widthMultiple, maxWidth }, r.crops.map((_, i) => i)));
+    const vis = await runVision(bundle, { crops: r.crops, lines: r.crops.map((_, i) => i) });
     const one = gatherRegions([vis], [r.crops.map((_, row) => ({ state: 0, row }))], nLayers, nHeads, headDim);
     const res = await decodeGreedy(bundle, one, undefined, [r.crops.length]);
     out.push(bundle.tokenizer.decode(res.ids[0]));

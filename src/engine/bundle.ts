@@ -12,7 +12,7 @@ import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
 import { EngineError } from './errors.js';
 import { Tokenizer } from './tokenizer.js';
-import { InProcessVision, RestartingVision, type VisionRunner } from './vision-runner.js';
+import { InProcessVision, RestartingVision, type VisionHead, type VisionRunner } from './vision-runner.js';
 
 const FileRef = z.object({ path: z.string().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
 
@@ -234,10 +234,10 @@ export function visionThreads(threads: number): number {
   return Math.max(1, Math.ceil(threads / 2));
 }
 
-async function openVision(bytes: Uint8Array, path: string, device: Device, threads: number): Promise<VisionRunner> {
-  if (device === 'cuda') return new InProcessVision(await openSession(bytes, path, device, threads));
+async function openVision(bytes: Uint8Array, path: string, device: Device, threads: number, head: VisionHead): Promise<VisionRunner> {
+  if (device === 'cuda') return new InProcessVision(await openSession(bytes, path, device, threads), head);
   try {
-    return await RestartingVision.open({ bytes, options: sessionOptions(device, visionThreads(threads)) });
+    return await RestartingVision.open({ bytes, options: sessionOptions(device, visionThreads(threads)), head });
   } catch (e) {
     throw loadFailure(e, path, device);
   }
@@ -272,7 +272,9 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   });
   const threads = opts.threads ?? decoderThreads();
   const decoder = await openSession(decoderBytes, join(dir, decoderRef.path), device, threads);
-  const vision = await openVision(visionBytes, join(dir, visionRef.path), device, threads).catch(async (e: unknown) => {
+  const { height, widthMultiple, maxWidth } = config.image;
+  const head: VisionHead = { spec: { height, widthMultiple, maxWidth }, blank: config.specialIds.ctcBlank };
+  const vision = await openVision(visionBytes, join(dir, visionRef.path), device, threads, head).catch(async (e: unknown) => {
     await decoder.release();
     throw e;
   });

@@ -7,7 +7,7 @@ import type { Bundle } from './bundle.js';
 import { readCosts, writeCosts } from './cost-cache.js';
 import { CostTable, type CostPoint } from './draft-length.js';
 import { KvCache } from './kv-cache.js';
-import { type GrayCrop, packBatch } from './preprocess.js';
+import type { GrayCrop } from './preprocess.js';
 import { decoderStep } from './decoder-step.js';
 import { runVision } from './vision.js';
 
@@ -15,7 +15,7 @@ export async function measureCosts(bundle: Bundle, maxBatch: number): Promise<Co
   const cached = readCosts(bundle);
   if (cached) return new CostTable(cached);
   const { nLayers, nHeads, headDim } = bundle.config.dims;
-  const { height, widthMultiple, maxWidth, readWidth } = bundle.config.image;
+  const { height, maxWidth, readWidth } = bundle.config.image;
   const points: CostPoint[] = [];
   // A line as wide as the model reads whole, against a text cache of 60 tokens: a forward's cost grows with the
   // visual tokens and cache its rows attend to, and on narrow 400 px lines (what this measured before) the cost
@@ -23,7 +23,7 @@ export async function measureCosts(bundle: Bundle, maxBatch: number): Promise<Co
   const width = Math.min(maxWidth, readWidth ?? 960);
   const crop: GrayCrop = { width, height, data: new Uint8Array(width * height).fill(255) };
   for (const batch of [1, 8, 32].filter((b) => b <= Math.max(1, maxBatch) || b === 1)) {
-    const vis = await runVision(bundle, packBatch(Array.from({ length: batch }, () => crop), { height, widthMultiple, maxWidth }));
+    const vis = await runVision(bundle, { crops: Array.from({ length: batch }, () => crop) });
     const cache = new KvCache(nLayers, nHeads, headDim, batch);
     cache.reserve(64);
     cache.lengths.fill(60);

@@ -18,10 +18,10 @@ export interface Glyph {
 /**
  * Frames [first, last] per target label, by the most probable CTC path that spells `targets` over `frames` frames
  * of row `row`; null when the frames are too few to spell it (a label repeated needs a blank between).
- * Raw logits serve as well as log-probabilities: every path crosses every frame once, so the per-frame
- * normaliser is common to all paths and cannot change which one is best.
+ * `scores`: the head's log-probabilities (raw logits would serve as well: every path crosses every frame once, so
+ * the per-frame normaliser is common to all paths and cannot change which one is best).
  */
-export function forceAlign(logits: Float32Array, offset: number, frames: number, vocab: number, targets: readonly number[], blank: number): { first: number; last: number }[] | null {
+export function forceAlign(scores: Float32Array, offset: number, frames: number, vocab: number, targets: readonly number[], blank: number): { first: number; last: number }[] | null {
   const L = targets.length;
   if (!L) return [];
   const S = 2 * L + 1;
@@ -33,8 +33,8 @@ export function forceAlign(logits: Float32Array, offset: number, frames: number,
   let cur = new Float64Array(S);
   // back[t * S + s]: how many states back the path came from (0, 1 or 2).
   const back = new Uint8Array(frames * S);
-  prev[0] = logits[offset + blank];
-  prev[1] = logits[offset + targets[0]];
+  prev[0] = scores[offset + blank];
+  prev[1] = scores[offset + targets[0]];
   for (let t = 1; t < frames; t++) {
     const row = offset + t * vocab;
     // States that cannot be reached yet (too far along) or can no longer finish stay -Infinity through the max.
@@ -49,7 +49,7 @@ export function forceAlign(logits: Float32Array, offset: number, frames: number,
         best = prev[s - 2];
         from = 2;
       }
-      cur[s] = best + logits[row + label(s)];
+      cur[s] = best + scores[row + label(s)];
       back[t * S + s] = from;
     }
     [prev, cur] = [cur, prev];
@@ -80,7 +80,7 @@ export function framesOf(width: number, stride: number): number {
  * shared out evenly, so every character still has a place.
  */
 export function lineGlyphs(vis: VisualState, row: number, cropWidths: readonly number[], tokens: readonly number[], probs: readonly number[], tokenizer: Tokenizer, stride: number): Glyph[][] {
-  const vocab = vis.ctcLogits.length / (vis.batch * vis.visual);
+  const vocab = vis.ctcLogProbs.length / (vis.batch * vis.visual);
   const blank = tokenizer.special.ctcBlank;
   const perCrop: { ids: number[]; probs: number[] }[] = cropWidths.map(() => ({ ids: [], probs: [] }));
   let line = 0;
@@ -96,7 +96,7 @@ export function lineGlyphs(vis: VisualState, row: number, cropWidths: readonly n
   let frameAt = 0;
   return perCrop.map(({ ids, probs: p }, j) => {
     const frames = Math.min(framesOf(cropWidths[j], stride), vis.visual - frameAt);
-    const spans = forceAlign(vis.ctcLogits, (row * vis.visual + frameAt) * vocab, Math.max(0, frames), vocab, ids, blank);
+    const spans = forceAlign(vis.ctcLogProbs, (row * vis.visual + frameAt) * vocab, Math.max(0, frames), vocab, ids, blank);
     frameAt += frames;
     return ids.map((id, k) => {
       const span = spans?.[k];

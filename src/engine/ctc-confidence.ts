@@ -7,7 +7,7 @@ import type { VisualState } from './vision.js';
 
 /** Per row: mean log-probability of the emitted frames, and how many frames emitted a character. */
 export function ctcConfidence(s: VisualState, blank: number): { logProb: number; frames: number }[] {
-  const vocab = s.ctcLogits.length / (s.batch * s.visual);
+  const vocab = s.ctcLogProbs.length / (s.batch * s.visual);
   const out: { logProb: number; frames: number }[] = [];
   for (let b = 0; b < s.batch; b++) {
     let sum = 0;
@@ -18,15 +18,13 @@ export function ctcConfidence(s: VisualState, blank: number): { logProb: number;
       let best = 0;
       let max = -Infinity;
       for (let c = 0; c < vocab; c++) {
-        if (s.ctcLogits[off + c] > max) {
-          max = s.ctcLogits[off + c];
+        if (s.ctcLogProbs[off + c] > max) {
+          max = s.ctcLogProbs[off + c];
           best = c;
         }
       }
       if (best === blank) continue;
-      let z = 0;
-      for (let c = 0; c < vocab; c++) z += Math.exp(s.ctcLogits[off + c] - max);
-      sum -= Math.log(z);
+      sum += max;
       frames++;
     }
     out.push({ logProb: frames ? sum / frames : -Infinity, frames });

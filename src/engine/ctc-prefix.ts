@@ -48,27 +48,18 @@ function logAdd(a: number, b: number): number {
 const EMPTY = new Float64Array(0);
 
 export class CtcPrefixScorer {
-  /** log-softmax of the head's logits over the line's real frames, [frames, vocab]. */
+  /** The head's log-probabilities over the line's real frames, [frames, vocab]: a copy (the batch's arrays are reused). */
   private readonly logp: Float32Array;
   /** Scratch for a state being extended, [frames] each; the kept window is copied out. */
   private readonly rnAt: Float64Array;
   private readonly rbAt: Float64Array;
 
-  /** `logits`: the CTC head's logits for one line, [at least frames, vocab]. */
-  constructor(logits: Float32Array, readonly frames: number, readonly vocab: number, readonly blank: number) {
-    // Index loops over the flat array: a subarray and an iterator per frame cost as much as the exps.
-    const logp = new Float32Array(frames * vocab);
-    for (let t = 0, row = 0; t < frames; t++, row += vocab) {
-      let max = -Infinity;
-      for (let c = row; c < row + vocab; c++) if (logits[c] > max) max = logits[c];
-      // A few hundred terms under e^-40 of the largest add under 1e-15 to the sum: float64 noise, and no exp.
-      let sum = 0;
-      const floor = max - 40;
-      for (let c = row; c < row + vocab; c++) if (logits[c] > floor) sum += Math.exp(logits[c] - max);
-      const norm = max + Math.log(sum);
-      for (let c = row; c < row + vocab; c++) logp[c] = logits[c] - norm;
-    }
-    this.logp = logp;
+  /**
+   * `logProbs`: the CTC head's log-probabilities for one line, [at least frames, vocab] (the vision pass makes them
+   * from its logits: ctc-head.ts).
+   */
+  constructor(logProbs: Float32Array, readonly frames: number, readonly vocab: number, readonly blank: number) {
+    this.logp = logProbs.slice(0, frames * vocab);
     this.rnAt = new Float64Array(frames);
     this.rbAt = new Float64Array(frames);
   }

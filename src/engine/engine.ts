@@ -9,7 +9,7 @@ import { DraftingContext } from './drafting-context.js';
 import { EngineError } from './errors.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
-import { checkCrop, type GrayCrop, type ImageSpec, packBatch } from './preprocess.js';
+import { checkCrop, type GrayCrop, type ImageSpec } from './preprocess.js';
 import { createStrategies } from './registry.js';
 import { type ForwardObservation, Scheduler, type SchedulerOptions } from './scheduler.js';
 import type { LineOutput } from './sequence.js';
@@ -342,8 +342,7 @@ export class Engine {
       return c.width > this.bundle.config.image.maxWidth ? this.piecesOf(c) : [{ crop: c, x: 0, scale: 1 }];
     });
     const flat = pieces.flat().map((p) => p.crop);
-    const { height, widthMultiple, maxWidth } = this.bundle.config.image;
-    const state = await runVision(this.bundle, packBatch(flat, { height, widthMultiple, maxWidth }));
+    const state = await runVision(this.bundle, { crops: flat });
     if (opts.keep && !this.readsRegions) this.scheduler.remember(flat, state);
     const each = ctcConfidence(state, this.bundle.config.specialIds.ctcBlank);
     let at = 0;

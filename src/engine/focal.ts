@@ -119,5 +119,5 @@ export function gatherVisual(vis: VisualState, selections: readonly (number[] | 
     }
   }
   cols.forEach((c, r) => c.forEach((_, j) => (mask[r * width + j] = 1)));
-  return { state: { k, v, mask, ctcLogits: vis.ctcLogits, batch: b, visual: width }, cols };
+  return { state: { k, v, mask, ctcLogProbs: vis.ctcLogProbs, batch: b, visual: width }, cols };
 }

@@ -6,10 +6,11 @@
  */
 import type { Bundle } from './bundle.js';
 import type { FloatPool } from './float-pool.js';
-import { type GrayCrop, packBatch } from './preprocess.js';
+import type { GrayCrop } from './preprocess.js';
+import { ctcGreedyFrames } from './ctc-head.js';
 import type { Pending } from './sequence.js';
 import { framesOf } from './ctc-align.js';
-import { concatVisual, ctcGreedyFrames, gatherRegions, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
+import { concatVisual, gatherRegions, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
 
 /** Most lines in one vision pass chunk. */
 const VISION_CHUNK = 8;
@@ -61,7 +62,6 @@ export interface VisionPass {
 
 /** Start the pass for `taken` (lines or regions); `seen` gives up the visual states already computed for a crop. */
 export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<GrayCrop, VisualState>, pool: FloatPool): VisionPass {
-  const { height, widthMultiple, maxWidth } = bundle.config.image;
   const { nLayers, nHeads, headDim } = bundle.config.dims;
   const { bos, ctcBlank } = bundle.config.specialIds;
   const widest = (p: Pending): number => Math.max(...p.task.crops.map((c) => c.width));
@@ -83,13 +83,14 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
   for (const indices of chunkByColumns(entries.map((e) => e.crop.width))) {
     const chunk = indices.map((i) => entries[i]);
     indices.forEach((i, row) => (place[i] = { state: passes.length, row }));
-    passes.push(runVision(bundle, packBatch(chunk.map((e) => e.crop), { height, widthMultiple, maxWidth }, regions ? chunk.map((e) => e.line) : undefined)));
+    passes.push(runVision(bundle, { crops: chunk.map((e) => e.crop), ...(regions ? { lines: chunk.map((e) => e.line) } : {}) }));
   }
   const t0 = performance.now();
   const pass: VisionPass = { group, chunks: [], ctc: [], ctcFrames: [], ctcProbs: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
   pass.result = Promise.all(passes).then(
     (chunks) => {
-      const read = chunks.map((c) => ctcGreedyFrames(c, ctcBlank));
+      // A fresh pass's readings came with it (the vision worker made them); the known lines' joined state has none.
+      const read = chunks.map((c) => c.reads ?? ctcGreedyFrames(c.ctcLogProbs, c.mask, c.batch, c.visual, ctcBlank));
       if (!regions) {
         pass.chunks = chunks;
         pass.ctc = read.flat().map((r) => r.ids);

@@ -6,20 +6,38 @@
  */
 import { Worker } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { type CtcReading, ctcGreedyFrames, ctcLogSoftmax } from './ctc-head.js';
 import { EngineError } from './errors.js';
-import type { PixelBatch } from './preprocess.js';
+import { type GrayCrop, type ImageSpec, type PixelBatch, packBatch } from './preprocess.js';
 
-/** The vision graph's outputs for one batch: visual K/V [L, B, H, V, dh], mask [B, V], CTC logits [B, V, vocab]. */
+/**
+ * The vision graph's outputs for one batch: visual K/V [L, B, H, V, dh], mask [B, V], the CTC head's
+ * log-probabilities [B, V, vocab] (over each row's real frames) and each row's greedy CTC reading.
+ */
 export interface VisionOutputs {
   k: Float32Array;
   v: Float32Array;
   mask: Float32Array;
-  ctcLogits: Float32Array;
+  ctcLogProbs: Float32Array;
   visual: number;
+  reads: CtcReading[];
+}
+
+/**
+ * What a pass reads: line crops (checked by the caller; packed into pixels where the pass runs, so the
+ * normalisation's work is not the main thread's either) with, for a region bundle, each crop's line in its region;
+ * or pixels packed already (the golden check's inputs).
+ */
+export type VisionInput = { crops: readonly GrayCrop[]; lines?: readonly number[] } | { pixels: PixelBatch };
+
+/** What the pass needs of the bundle besides its graph: how crops are packed, and the CTC head's blank. */
+export interface VisionHead {
+  spec: ImageSpec;
+  blank: number;
 }
 
 export interface VisionRunner {
-  run(px: PixelBatch, height: number): Promise<VisionOutputs>;
+  run(input: VisionInput): Promise<VisionOutputs>;
   release(): Promise<void>;
 }
 
@@ -27,22 +45,28 @@ export interface VisionRunner {
 export interface VisionWorkerData {
   bytes: Uint8Array;
   options: ort.InferenceSession.SessionOptions;
+  head: VisionHead;
 }
 
-export interface VisionRequest {
-  id: number;
-  pixels: Float32Array;
-  widths: BigInt64Array;
-  lines?: BigInt64Array;
-  batch: number;
-  height: number;
-  width: number;
-}
+/** A pass's input as a message: crops as their widths and their bytes back to back in one buffer, moved, not copied. */
+export type VisionRequest = { id: number } & ({ widths: number[]; data: Uint8Array; lines?: number[] } | { pixels: PixelBatch });
 
 export type VisionResponse = { ready: true } | { ready: false; error: string } | { id: number; out: VisionOutputs } | { id: number; error: string };
 
+/** The crops of a request, as views of its one buffer. */
+function cropsOf(req: { widths: number[]; data: Uint8Array }, height: number): GrayCrop[] {
+  let at = 0;
+  return req.widths.map((width) => ({ width, height, data: req.data.subarray(at, (at += width * height)) }));
+}
+
+/** A request's pixels: packed here from its crops, or as sent. */
+export function pixelsOf(req: VisionRequest, spec: ImageSpec): PixelBatch {
+  return 'pixels' in req ? req.pixels : packBatch(cropsOf(req, spec.height), spec, req.lines);
+}
+
 /** One vision pass on a session, wherever the session lives (this thread or the worker). */
-export async function runVisionSession(session: ort.InferenceSession, px: PixelBatch, height: number): Promise<VisionOutputs> {
+export async function runVisionSession(session: ort.InferenceSession, px: PixelBatch, head: VisionHead): Promise<VisionOutputs> {
+  const height = head.spec.height;
   const feeds: Record<string, ort.Tensor> = {
     pixels: new ort.Tensor('float32', px.pixels, [px.batch, 1, height, px.width]),
     widths: new ort.Tensor('int64', px.widths, [px.batch]),
@@ -51,21 +75,40 @@ export async function runVisionSession(session: ort.InferenceSession, px: PixelB
   if (session.inputNames.includes('lines')) feeds.lines = new ort.Tensor('int64', px.lines ?? new BigInt64Array(px.batch), [px.batch]);
   else if (px.lines?.some((l) => l !== 0n)) throw new EngineError('INVALID_CROP', 'this bundle reads single lines, not multi-line regions');
   const out = await session.run(feeds);
+  const visual = Number(out.vis_k.dims[3]);
+  const mask = out.vis_mask.data as Float32Array;
+  const ctcLogProbs = out.ctc_logits.data as Float32Array;
+  ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual);
   return {
     k: out.vis_k.data as Float32Array,
     v: out.vis_v.data as Float32Array,
-    mask: out.vis_mask.data as Float32Array,
-    ctcLogits: out.ctc_logits.data as Float32Array,
-    visual: Number(out.vis_k.dims[3]),
+    mask,
+    ctcLogProbs,
+    visual,
+    reads: ctcGreedyFrames(ctcLogProbs, mask, px.batch, visual, head.blank),
   };
+}
+
+/** A request for a pass, its crops' bytes copied into one buffer of their own (a crop may view a larger one). */
+function requestOf(id: number, input: VisionInput): { req: VisionRequest; transfer: ArrayBuffer[] } {
+  if ('pixels' in input) return { req: { id, pixels: input.pixels }, transfer: [] };
+  const data = new Uint8Array(input.crops.reduce((n, c) => n + c.data.length, 0));
+  let at = 0;
+  for (const c of input.crops) {
+    data.set(c.data, at);
+    at += c.data.length;
+  }
+  const req: VisionRequest = { id, widths: input.crops.map((c) => c.width), data, ...(input.lines ? { lines: [...input.lines] } : {}) };
+  return { req, transfer: [data.buffer as ArrayBuffer] };
 }
 
 /** The session on this thread (CUDA, where launching kernels is all the thread does). */
 export class InProcessVision implements VisionRunner {
-  constructor(private readonly session: ort.InferenceSession) {}
+  constructor(private readonly session: ort.InferenceSession, private readonly head: VisionHead) {}
 
-  run(px: PixelBatch, height: number): Promise<VisionOutputs> {
-    return runVisionSession(this.session, px, height);
+  async run(input: VisionInput): Promise<VisionOutputs> {
+    const px = 'pixels' in input ? input.pixels : packBatch(input.crops, this.head.spec, input.lines);
+    return runVisionSession(this.session, px, this.head);
   }
 
   release(): Promise<void> {
@@ -118,15 +161,15 @@ export class WorkerVision implements VisionRunner {
     });
   }
 
-  run(px: PixelBatch, height: number): Promise<VisionOutputs> {
+  run(input: VisionInput): Promise<VisionOutputs> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.ref();
-      const req: VisionRequest = { id, pixels: px.pixels, widths: px.widths, lines: px.lines, batch: px.batch, height, width: px.width };
-      // The pixels are copied (the caller may still hold them); the outputs come back moved.
-      this.worker.postMessage(req);
+      // Crops go as one moved buffer of their bytes, pixels packed already are copied; the outputs come back moved.
+      const { req, transfer } = requestOf(id, input);
+      this.worker.postMessage(req, transfer);
     });
   }
 
@@ -180,10 +223,10 @@ export class RestartingVision implements VisionRunner {
     return this.current;
   }
 
-  async run(px: PixelBatch, height: number): Promise<VisionOutputs> {
+  async run(input: VisionInput): Promise<VisionOutputs> {
     const held = this.current;
     const w = await held;
-    if (!w.dead || this.closed) return w.run(px, height);
+    if (!w.dead || this.closed) return w.run(input);
     // Passes that find it dead at once share one replacement.
     if (this.current === held) {
       this.current = WorkerVision.open(this.data);
@@ -193,7 +236,7 @@ export class RestartingVision implements VisionRunner {
         if (!this.closed) this.current = held;
       });
     }
-    return (await this.current).run(px, height);
+    return (await this.current).run(input);
   }
 
   async release(): Promise<void> {

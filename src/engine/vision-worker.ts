@@ -1,11 +1,12 @@
 /**
  * The vision session in a worker thread (see vision-runner.ts). It opens the session once from the bytes it is
- * given, says whether that worked, then runs one pixel batch per message and sends the outputs back, moving their
- * buffers rather than copying them.
+ * given, says whether that worked, then per message packs the crops into pixels, runs the pass, turns the CTC
+ * head's logits into log-probabilities and greedy readings, and sends the outputs back, moving their buffers
+ * rather than copying them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
+import { pixelsOf, runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
 
 const port = parentPort;
 if (!port) throw new Error('vision-worker.js runs as a worker thread');
@@ -29,9 +30,9 @@ port.on('message', (req: VisionRequest | { close: true }) => {
   }
   void (async (): Promise<void> => {
     try {
-      const out = await runVisionSession(session, req, req.height);
+      const out = await runVisionSession(session, pixelsOf(req, data.head.spec), data.head);
       const res: VisionResponse = { id: req.id, out };
-      port.postMessage(res, [out.k.buffer, out.v.buffer, out.mask.buffer, out.ctcLogits.buffer] as ArrayBuffer[]);
+      port.postMessage(res, [out.k.buffer, out.v.buffer, out.mask.buffer, out.ctcLogProbs.buffer] as ArrayBuffer[]);
     } catch (e) {
       port.postMessage({ id: req.id, error: (e as Error).message } satisfies VisionResponse);
     }

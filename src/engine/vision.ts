@@ -1,21 +1,25 @@
-/** The vision pass: pixels -> per-layer visual K/V (once per crop) and CTC logits. */
+/** The vision pass: pixels -> per-layer visual K/V (once per crop) and the CTC head's log-probabilities. */
 import type { Bundle } from './bundle.js';
+import type { CtcReading } from './ctc-head.js';
 import type { FloatPool } from './float-pool.js';
-import type { PixelBatch } from './preprocess.js';
+import type { VisionInput } from './vision-runner.js';
 
 /** Visual K/V for a batch of rows, laid out [L, B, H, V, dh] as the decoder takes them. */
 export interface VisualState {
   k: Float32Array;
   v: Float32Array;
   mask: Float32Array; // [B, V], 1 = real token
-  ctcLogits: Float32Array; // [B, V, vocab]
+  /** [B, V, vocab]: log-probabilities on each row's real frames (padding frames are never read). */
+  ctcLogProbs: Float32Array;
   batch: number;
   visual: number; // V
+  /** Each row's greedy CTC reading, as the pass that made this state worked it out (absent on states built from others). */
+  reads?: CtcReading[];
 }
 
-export async function runVision(bundle: Bundle, px: PixelBatch): Promise<VisualState> {
-  const out = await bundle.vision.run(px, bundle.config.image.height);
-  return { ...out, batch: px.batch };
+export async function runVision(bundle: Bundle, input: VisionInput): Promise<VisualState> {
+  const out = await bundle.vision.run(input);
+  return { ...out, batch: out.reads.length };
 }
 
 /** A zeroed array, from the pool when there is one. */
@@ -34,7 +38,7 @@ function kvArray(n: number, pool?: FloatPool): Float32Array {
 
 /** Hand a visual state's arrays back to the pool they came from, once nothing reads them. */
 export function releaseVisual(s: VisualState, pool: FloatPool): void {
-  pool.give(s.k, s.v, s.mask, s.ctcLogits);
+  pool.give(s.k, s.v, s.mask, s.ctcLogProbs);
 }
 
 /**
@@ -72,59 +76,20 @@ export function keepVisualRows(s: VisualState, rows: readonly number[], layers: 
     });
   }
   const mask = zeros(nb * visual, pool);
-  const vocab = s.ctcLogits.length / (s.batch * s.visual);
+  const vocab = s.ctcLogProbs.length / (s.batch * s.visual);
   const ctc = zeros(nb * visual * vocab, pool);
   rows.forEach((r, i) => {
     mask.set(s.mask.subarray(r * s.visual, r * s.visual + visual), i * visual);
-    ctc.set(s.ctcLogits.subarray(r * s.visual * vocab, (r * s.visual + visual) * vocab), i * visual * vocab);
+    ctc.set(s.ctcLogProbs.subarray(r * s.visual * vocab, (r * s.visual + visual) * vocab), i * visual * vocab);
   });
-  return { k, v, mask, ctcLogits: ctc, batch: nb, visual };
-}
-
-/**
- * The greedy CTC reading of each row (repeats collapsed, blanks dropped), the column (frame) each character was
- * emitted at, and the head's probability for it there (the CTC drafter's confidence in each drafted character).
- */
-export function ctcGreedyFrames(s: VisualState, blank: number): { ids: number[]; frames: number[]; probs: number[] }[] {
-  const { ctcLogits: x, mask, visual } = s;
-  const vocab = x.length / (s.batch * visual);
-  const rows: { ids: number[]; frames: number[]; probs: number[] }[] = [];
-  for (let b = 0; b < s.batch; b++) {
-    const ids: number[] = [];
-    const frames: number[] = [];
-    const probs: number[] = [];
-    let prev = -1;
-    for (let t = 0; t < visual; t++) {
-      if (mask[b * visual + t] === 0) break;
-      const off = (b * visual + t) * vocab;
-      let best = 0;
-      let top = x[off];
-      for (let c = 1; c < vocab; c++) {
-        if (x[off + c] > top) {
-          top = x[off + c];
-          best = c;
-        }
-      }
-      if (best !== prev && best !== blank) {
-        // Softmax at the emitting frame only: one frame a character, not every frame of the line.
-        let z = 0;
-        for (let c = 0; c < vocab; c++) z += Math.exp(x[off + c] - top);
-        ids.push(best);
-        frames.push(t);
-        probs.push(1 / z);
-      }
-      prev = best;
-    }
-    rows.push({ ids, frames, probs });
-  }
-  return rows;
+  return { k, v, mask, ctcLogProbs: ctc, batch: nb, visual };
 }
 
 /** Rows of each state after those of the one before, all padded to the longest visual length. */
 export function concatVisual(states: readonly VisualState[], layers: number, heads: number, headDim: number, pool?: FloatPool): VisualState {
   const V = Math.max(...states.map((s) => s.visual));
   const B = states.reduce((n, s) => n + s.batch, 0);
-  const vocab = states[0].ctcLogits.length / (states[0].batch * states[0].visual);
+  const vocab = states[0].ctcLogProbs.length / (states[0].batch * states[0].visual);
   const k = kvArray(layers * B * heads * V * headDim, pool);
   const v = kvArray(k.length, pool);
   const mask = zeros(B * V, pool);
@@ -152,11 +117,11 @@ export function concatVisual(states: readonly VisualState[], layers: number, hea
     }
     for (let r = 0; r < s.batch; r++) {
       mask.set(s.mask.subarray(r * s.visual, (r + 1) * s.visual), (offset + r) * V);
-      ctc.set(s.ctcLogits.subarray(r * s.visual * vocab, (r + 1) * s.visual * vocab), (offset + r) * V * vocab);
+      ctc.set(s.ctcLogProbs.subarray(r * s.visual * vocab, (r + 1) * s.visual * vocab), (offset + r) * V * vocab);
     }
     offset += s.batch;
   }
-  return { k, v, mask, ctcLogits: ctc, batch: B, visual: V };
+  return { k, v, mask, ctcLogProbs: ctc, batch: B, visual: V };
 }
 
 /**
@@ -180,7 +145,7 @@ export function gatherRegions(
   const reals = members.map((m) => m.map((x) => realOf(states[x.state], x.row)));
   const V = Math.max(1, ...reals.map((r) => r.reduce((a, b) => a + b, 0)));
   const B = members.length;
-  const vocab = states[0].ctcLogits.length / (states[0].batch * states[0].visual);
+  const vocab = states[0].ctcLogProbs.length / (states[0].batch * states[0].visual);
   const k = kvArray(layers * B * heads * V * headDim, pool);
   const v = kvArray(k.length, pool);
   const mask = zeros(B * V, pool);
@@ -198,10 +163,10 @@ export function gatherRegions(
           v.set(s.v.subarray(src, src + n * headDim), dst);
         }
       }
-      ctc.set(s.ctcLogits.subarray(x.row * s.visual * vocab, (x.row * s.visual + n) * vocab), (b * V + off) * vocab);
+      ctc.set(s.ctcLogProbs.subarray(x.row * s.visual * vocab, (x.row * s.visual + n) * vocab), (b * V + off) * vocab);
       mask.fill(1, b * V + off, b * V + off + n);
       off += n;
     });
   });
-  return { k, v, mask, ctcLogits: ctc, batch: B, visual: V };
+  return { k, v, mask, ctcLogProbs: ctc, batch: B, visual: V };
 }

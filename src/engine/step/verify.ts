@@ -102,13 +102,13 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
   ctx.cache.commit(out.newK, out.newV, t, picks);
 }
 
-/** Row r of the batch as a verifier sees it: its id, and its CTC logits read from the visual state when asked. */
+/** Row r of the batch as a verifier sees it: its id, and its CTC log-probabilities read from the visual state when asked. */
 function verifiedLine(s: Sequence, vis: VisualState, r: number): VerifiedLine {
   return {
     id: s.id,
     ctc: () => {
-      const vocab = vis.ctcLogits.length / (vis.batch * vis.visual);
-      return { logits: vis.ctcLogits.subarray(r * vis.visual * vocab, (r * vis.visual + s.real) * vocab), frames: s.real, vocab };
+      const vocab = vis.ctcLogProbs.length / (vis.batch * vis.visual);
+      return { logProbs: vis.ctcLogProbs.subarray(r * vis.visual * vocab, (r * vis.visual + s.real) * vocab), frames: s.real, vocab };
     },
   };
 }

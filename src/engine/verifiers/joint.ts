@@ -39,8 +39,8 @@ export class JointVerifier implements Verifier {
   private stateOf(line: VerifiedLine): LineState {
     let st = this.lines.get(line.id);
     if (!st) {
-      const { logits, frames, vocab } = line.ctc();
-      const scorer = new CtcPrefixScorer(logits, frames, vocab, this.blank);
+      const { logProbs, frames, vocab } = line.ctc();
+      const scorer = new CtcPrefixScorer(logProbs, frames, vocab, this.blank);
       st = { scorer, prefix: scorer.initial() };
       this.lines.set(line.id, st);
     }

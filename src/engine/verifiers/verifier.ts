@@ -4,8 +4,8 @@ import type { Draft, RowLogits, Verdict } from '../draft.js';
 /** The line a row belongs to, for verifiers that keep per-line state (joint). */
 export interface VerifiedLine {
   readonly id: number;
-  /** The CTC head's logits over this line's real visual tokens ([frames, vocab]), read when asked for. */
-  ctc(): { logits: Float32Array; frames: number; vocab: number };
+  /** The CTC head's log-probabilities over this line's real visual tokens ([frames, vocab]), read when asked for. */
+  ctc(): { logProbs: Float32Array; frames: number; vocab: number };
 }
 
 export interface Verifier {
