@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FloatPool } from '../src/engine/float-pool.js';
+import { FloatPool, sizeClass } from '../src/engine/float-pool.js';
 
 describe('recycled buffers for the batch state', () => {
   it('a buffer handed back is reused for a similar size, and comes back zeroed', () => {
@@ -26,13 +26,24 @@ describe('recycled buffers for the batch state', () => {
     assert.notEqual(x.buffer, y.buffer);
   });
 
-  it('holds no more than its cap, and does not waste a large buffer on a small array', () => {
-    const pool = new FloatPool(4096 * 4);
-    const big = pool.take(4096);
-    pool.give(big);
-    assert.notEqual(pool.take(100).buffer, big.buffer, 'too big to spend on 100 floats');
-    pool.give(pool.take(4096), pool.take(4096));
-    assert.ok(pool.bytes <= 4096 * 4);
+  it('serves an array from the smallest free buffer that holds it, and holds no more than its cap', () => {
+    const pool = new FloatPool(8 * 4096 * 4);
+    const big = pool.take(4096 * 4);
+    const small = pool.take(4096);
+    pool.give(big, small);
+    assert.equal(pool.take(3000).buffer, small.buffer, 'the smaller of the two that fit');
+    assert.equal(pool.take(3000).buffer, big.buffer, 'then the larger rather than a fresh one');
+    pool.give(...Array.from({ length: 12 }, () => pool.take(4096)));
+    assert.ok(pool.bytes <= 8 * 4096 * 4);
+  });
+
+  it('makes buffers in size classes, so a rebuild a little larger than the last reuses its memory', () => {
+    const pool = new FloatPool();
+    const a = pool.take(100_000);
+    assert.equal(a.buffer.byteLength, sizeClass(100_000) * 4);
+    assert.ok(sizeClass(100_000) >= 100_000 && sizeClass(100_000) < 100_000 * Math.SQRT2 + 1024);
+    pool.give(a);
+    assert.equal(pool.take(sizeClass(100_000)).buffer, a.buffer);
   });
 });
 

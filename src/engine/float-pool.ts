@@ -2,7 +2,13 @@
  * Recycled Float32Array buffers for the batch's visual K/V and text cache, which are rebuilt whenever lines
  * join or leave the batch. A large fresh allocation pays a page fault per 4 KiB on first touch: on the 2-core
  * benchmark VM, filling a fresh 28 MB array took 80 ms against 2 ms for warm memory, and a page's batch is
- * rebuilt several times. Buffers handed back are reused for the next rebuild of a similar size.
+ * rebuilt several times. Every fresh array also counts against V8's external-memory budget, and each 64 MB of it
+ * starts a full garbage collection.
+ *
+ * The batch's sizes change with every join and compaction (its rows, its widest line), so an array is served by
+ * the smallest free buffer that holds it, whatever its size, and buffers are made in size classes (steps of
+ * sqrt 2) so that one made for a rebuild fits the next ones of about its size. Matching sizes closely (a buffer
+ * at most twice the array) missed on most rebuilds: docling's 34 pages made 1,722 fresh arrays, 1.8 GB.
  */
 export class FloatPool {
   private free: Float32Array[] = [];
@@ -11,11 +17,7 @@ export class FloatPool {
   private retained = 0;
   private readonly scratches = new Map<string, Float32Array>();
 
-  /**
-   * What is held for reuse at most. 128 MiB holds a full batch's visual K and V (32 lines of 400 visual tokens:
-   * 2 x 39 MiB) for the next rebuild; 512 MiB read six docbank pages no faster (12.9 s against 12.8 s) and held
-   * 100 MiB more at the end.
-   */
+  /** What is held for reuse at most (the scheduler sizes it to its batch: scheduler.ts poolBytes). */
   constructor(private readonly maxBytes = 128 * 2 ** 20) {}
 
   /** Bytes held for reuse by take(). */
@@ -38,20 +40,22 @@ export class FloatPool {
   }
 
   /**
-   * An array of this length, on a recycled buffer when one fits without wasting over half of it: zeroed, or, with
-   * `zeroed` false, holding whatever finite values the buffer last held (K/V whose unwritten slots are masked out
-   * of attention: a masked score is its dot product plus -1e9, whose exponential is exactly 0 either way).
+   * An array of this length, on the smallest free buffer that holds it: zeroed, or, with `zeroed` false, holding
+   * whatever finite values the buffer last held (K/V whose unwritten slots are masked out of attention: a masked
+   * score is its dot product plus -1e9, whose exponential is exactly 0 either way).
    */
   take(length: number, zeroed = true): Float32Array {
     let best = -1;
-    for (let i = 0; i < this.free.length; i++) {
+    // Among equals, the most recently handed back: its pages are the likeliest still in cache.
+    for (let i = this.free.length - 1; i >= 0; i--) {
       const n = this.free[i].length;
-      if (n >= length && n <= 2 * length + 1024 && (best < 0 || n < this.free[best].length)) best = i;
+      if (n >= length && (best < 0 || n < this.free[best].length)) best = i;
     }
     if (best < 0) {
-      const whole = new Float32Array(length);
+      const size = sizeClass(length);
+      const whole = new Float32Array(size);
       this.owned.add(whole.buffer);
-      return whole;
+      return whole.subarray(0, length);
     }
     const [whole] = this.free.splice(best, 1);
     this.retained -= whole.byteLength;
@@ -84,5 +88,16 @@ export class FloatPool {
     }
     // Over the cap: the oldest buffers go back to the GC.
     while (this.retained > this.maxBytes && this.free.length) this.retained -= (this.free.shift() as Float32Array).byteLength;
+  }
+}
+
+/** The class an array of `length` floats is allocated in: the next step of sqrt 2 (in whole KiB of floats) at or above it. */
+export function sizeClass(length: number): number {
+  if (length <= 1024) return 1024;
+  const step = Math.ceil(2 * Math.log2(length / 1024));
+  // Rounding may land a step a hair under `length`: then the next one.
+  for (let k = step; ; k++) {
+    const size = 1024 * Math.ceil(2 ** (k / 2));
+    if (size >= length) return size;
   }
 }

@@ -47,16 +47,21 @@ export interface SchedulerOptions {
 export const IDLE_RELEASE_MS = 2000;
 
 /**
- * What the buffer pool may hold: two full batches' visual K and V at the widest lines (39 MB at 8 lines a forward),
- * at most 128 MiB; sized for the batch the engine opens with (a later, wider one only recycles less). A batch's
- * rebuilds take a few sizes as its widest line changes; a pool much larger than they need only holds stale buffers
- * (at 8 lines, a 128 MiB cap peaked the CLI's RSS on six docbank pages 40 MB higher).
+ * What the buffer pool may hold: two full batches' state at the widest lines and longest texts (visual K and V,
+ * the CTC head's log-probabilities, the text cache's K and V: 70 MB at 8 lines a forward), at most 128 MiB; sized
+ * for the batch the engine opens with (a later, wider one only recycles less). A rebuild makes the batch's state
+ * anew while the old one is still read, then hands the old one back. Holding only the visual K and V of two
+ * batches (39 MB), the pool let go of buffers the next rebuild wanted: over docling's 34 pages it made 1.9 GB of
+ * fresh arrays where this makes 0.3 GB.
  */
 export function poolBytes(bundle: Bundle, maxBatch: number): number {
-  const { nLayers, nHeads, headDim } = bundle.config.dims;
+  const { nLayers, nHeads, headDim, vocabSize, maxText } = bundle.config.dims;
   const { maxWidth, visualStride } = bundle.config.image;
-  const batchKv = Math.max(1, maxBatch) * Math.ceil(maxWidth / visualStride) * nLayers * nHeads * headDim * 4 * 2;
-  return Math.min(128 * 2 ** 20, 2 * batchKv);
+  const rows = Math.max(1, maxBatch);
+  const visual = Math.ceil(maxWidth / visualStride);
+  const perToken = nLayers * nHeads * headDim * 4 * 2;
+  const state = rows * (visual * perToken + visual * vocabSize * 4 + maxText * perToken);
+  return Math.min(128 * 2 ** 20, 2 * state);
 }
 
 export class Scheduler {
@@ -323,6 +328,8 @@ export class Scheduler {
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;
     const vis = parts.length === 1 ? parts[0] : concatVisual(parts, nLayers, nHeads, headDim, this.pool);
     if (vis !== this.vis) this.dropVisual();
+    // Copied into the batch: a joining part the pool made (a partial join's rows) goes back to it.
+    if (vis !== chunks[0]) for (const c of chunks) releaseVisual(c, this.pool);
     if (!joining || !this.cache) {
       this.cache?.release();
       this.cache = new KvCache(nLayers, nHeads, headDim, seqs.length, undefined, this.pool);
