@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CostTable, DraftLengthPolicy, MAX_DRAFT_LENGTH, planDepths } from '../src/engine/draft-length.js';
+import { monotone } from '../src/engine/calibrate.js';
 
 /** A forward of T tokens per row costing 1 + 0.1 (T - 1) ms at batch 1, as a small model's does on a CPU. */
 const costs = new CostTable([1, 2, 4, 8, 16, 32].map((perRow) => ({ batch: 1, perRow, ms: 1 + 0.1 * (perRow - 1) })));
@@ -79,5 +80,29 @@ describe('the width of a forward under auto draft lengths', () => {
     assert.deepEqual(planDepths([short], 1, costs), [3], 'the whole of what is left to draft');
     // A row of fixed length 12 already makes the forward 13 wide: an unsure row drafts into that width for free.
     assert.deepEqual(planDepths([unsure], 2, costs, 0, 13), [12]);
+  });
+});
+
+describe('the measured forward costs', () => {
+  it('never say a forward carrying more tokens per row costs less (a noisy dip is averaged out)', () => {
+    const measured = [
+      { batch: 8, perRow: 1, ms: 1.5 },
+      { batch: 8, perRow: 2, ms: 2.5 },
+      { batch: 8, perRow: 4, ms: 3.7 },
+      { batch: 8, perRow: 8, ms: 3.5 },
+      { batch: 8, perRow: 16, ms: 7.4 },
+      { batch: 1, perRow: 1, ms: 0.6 },
+      { batch: 1, perRow: 2, ms: 0.5 },
+    ];
+    const table = monotone(measured);
+    for (const batch of [1, 8]) {
+      const ms = table.filter((p) => p.batch === batch).sort((a, b) => a.perRow - b.perRow).map((p) => p.ms);
+      for (let i = 1; i < ms.length; i++) assert.ok(ms[i] >= ms[i - 1], `batch ${batch}: ${ms.join(', ')}`);
+    }
+    const at = (batch: number, perRow: number): number => table.find((p) => p.batch === batch && p.perRow === perRow)?.ms ?? NaN;
+    assert.equal(at(8, 4), 3.6, 'the dip and the point before it meet at their mean');
+    assert.equal(at(8, 8), 3.6);
+    assert.equal(at(8, 16), 7.4, 'points in order are kept as measured');
+    assert.equal(at(1, 1), 0.55);
   });
 });

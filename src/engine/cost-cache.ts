@@ -17,7 +17,7 @@ import type { CostPoint } from './draft-length.js';
 const Points = z.array(z.object({ batch: z.number().int().positive(), perRow: z.number().int().positive(), ms: z.number().nonnegative() })).min(1);
 
 /** How calibrate.ts measures: a table measured another way is not read back. */
-const METHOD = 2;
+const METHOD = 3;
 
 function cachePath(bundle: Bundle): string | null {
   const dir = process.env.SPECULA_CACHE_DIR ?? join(tmpdir(), 'specula-cache');
