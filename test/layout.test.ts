@@ -11,7 +11,7 @@ import { assemblePage, isPageNumber, reflow, tableMarkdown, type LineOut } from 
 import { decodeImage } from '../src/document/decode-image.js';
 import { flattenBackground } from '../src/document/flatten.js';
 import { analyzeLayout, type PageLayout, type TableSpan } from '../src/document/layout/analyze.js';
-import { findLines } from '../src/document/layout/lines.js';
+import { findLines, rowProfile } from '../src/document/layout/lines.js';
 import { foldCurrencyColumns } from '../src/document/table-text.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
 
@@ -312,5 +312,35 @@ describe('page background', () => {
       for (let x = x0 + 32; x < x0 + side - 32; x++) if (Math.abs(flat.data[y * page.width + x] - data[y * page.width + x]) <= 2) same++;
     }
     assert.ok(same / (side - 64) ** 2 > 0.95, `photo kept: ${same} of ${(side - 64) ** 2}`);
+  });
+});
+
+describe('row ink counts', () => {
+  it('count four pixels at a time exactly as one at a time, at any offset, width and buffer alignment', () => {
+    let seed = 11;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const shift of [0, 1, 2, 3]) {
+      // Rows of over 1,020 pixels: more than 255 words, so the lanes are folded mid-row.
+      const width = 2999;
+      const height = 40;
+      // A map viewing a larger buffer from an odd byte, as a subarray would; dense enough to fill many words.
+      const backing = new Uint8Array(shift + width * height + 5);
+      const data = backing.subarray(shift, shift + width * height);
+      for (let i = 0; i < data.length; i++) data[i] = rand() < 0.7 ? 1 : 0;
+      const ink = { width, height, data };
+      for (const r of [
+        { x: 0, y: 0, width, height },
+        { x: 3, y: 5, width: 2, height: 7 },
+        { x: 101, y: 1, width: 2890, height: 38 },
+        { x: 2998, y: 0, width: 1, height: 40 },
+      ]) {
+        const rows = rowProfile(ink, r);
+        for (let y = r.y; y < r.y + r.height; y++) {
+          let n = 0;
+          for (let x = r.x; x < r.x + r.width; x++) n += data[y * width + x];
+          assert.equal(rows[y], n, `row ${y} of ${JSON.stringify(r)}, buffer shifted ${shift}`);
+        }
+      }
+    }
   });
 });
