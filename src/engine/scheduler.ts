@@ -51,8 +51,8 @@ export const IDLE_RELEASE_MS = 2000;
  * the CTC head's log-probabilities, the text cache's K and V: 70 MB at 8 lines a forward), at most 128 MiB; sized
  * for the batch the engine opens with (a later, wider one only recycles less). A rebuild makes the batch's state
  * anew while the old one is still read, then hands the old one back. Holding only the visual K and V of two
- * batches (39 MB), the pool let go of buffers the next rebuild wanted: over docling's 34 pages it made 1.9 GB of
- * fresh arrays where this makes 0.3 GB.
+ * batches (39 MB), the pool let go of buffers the next rebuild wanted: over docling's 34 pages it made 1.8 GB of
+ * fresh arrays where this makes 0.35 GB.
  */
 export function poolBytes(bundle: Bundle, maxBatch: number): number {
   const { nLayers, nHeads, headDim, vocabSize, maxText } = bundle.config.dims;
