@@ -353,7 +353,6 @@ export class Scheduler {
     return partitionPass(pass, (m) => !long[m], this.bundle.config.dims, this.pool, false)[0];
   }
 
-
   /** One draft-length policy per request (its drafter instance), shared by its lines. */
   private readonly policies = new WeakMap<Drafter, Map<DraftLengthSetting, DraftLengthPolicy>>();
 

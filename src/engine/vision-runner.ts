@@ -59,13 +59,15 @@ function cropsOf(req: { widths: number[]; data: Uint8Array }, height: number): G
   return req.widths.map((width) => ({ width, height, data: req.data.subarray(at, (at += width * height)) }));
 }
 
-/** A request's pixels: packed here from its crops, or as sent. */
-export function pixelsOf(req: VisionRequest, spec: ImageSpec): PixelBatch {
-  return 'pixels' in req ? req.pixels : packBatch(cropsOf(req, spec.height), spec, req.lines);
+/** A request as the pass's input again: its crops as views of its one buffer, or its pixels. */
+export function inputOf(req: VisionRequest, height: number): VisionInput {
+  if ('pixels' in req) return { pixels: req.pixels };
+  return { crops: cropsOf(req, height), ...(req.lines ? { lines: req.lines } : {}) };
 }
 
-/** One vision pass on a session, wherever the session lives (this thread or the worker). */
-export async function runVisionSession(session: ort.InferenceSession, px: PixelBatch, head: VisionHead): Promise<VisionOutputs> {
+/** One vision pass on a session, wherever the session lives (this thread or the worker): crops are packed here. */
+export async function runVisionSession(session: ort.InferenceSession, input: VisionInput, head: VisionHead): Promise<VisionOutputs> {
+  const px: PixelBatch = 'pixels' in input ? input.pixels : packBatch(input.crops, head.spec, input.lines);
   const height = head.spec.height;
   const feeds: Record<string, ort.Tensor> = {
     pixels: new ort.Tensor('float32', px.pixels, [px.batch, 1, height, px.width]),
@@ -106,9 +108,8 @@ function requestOf(id: number, input: VisionInput): { req: VisionRequest; transf
 export class InProcessVision implements VisionRunner {
   constructor(private readonly session: ort.InferenceSession, private readonly head: VisionHead) {}
 
-  async run(input: VisionInput): Promise<VisionOutputs> {
-    const px = 'pixels' in input ? input.pixels : packBatch(input.crops, this.head.spec, input.lines);
-    return runVisionSession(this.session, px, this.head);
+  run(input: VisionInput): Promise<VisionOutputs> {
+    return runVisionSession(this.session, input, this.head);
   }
 
   release(): Promise<void> {

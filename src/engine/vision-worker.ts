@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { pixelsOf, runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
+import { inputOf, runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
 
 const port = parentPort;
 if (!port) throw new Error('vision-worker.js runs as a worker thread');
@@ -30,7 +30,7 @@ port.on('message', (req: VisionRequest | { close: true }) => {
   }
   void (async (): Promise<void> => {
     try {
-      const out = await runVisionSession(session, pixelsOf(req, data.head.spec), data.head);
+      const out = await runVisionSession(session, inputOf(req, data.head.spec.height), data.head);
       const res: VisionResponse = { id: req.id, out };
       port.postMessage(res, [out.k.buffer, out.v.buffer, out.mask.buffer, out.ctcLogProbs.buffer] as ArrayBuffer[]);
     } catch (e) {
