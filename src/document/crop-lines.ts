@@ -1,5 +1,6 @@
 /** Line boxes on a page -> grey crops scaled to the model's line height (sharp does the resampling). */
-import sharp from 'sharp';
+import type { Sharp } from 'sharp';
+import { loadSharp } from './sharp.js';
 import type { GrayPage } from './decode-image.js';
 import type { Box } from './layout/lines.js';
 
@@ -17,7 +18,7 @@ export interface LineCrop {
 }
 
 /** A grey image `w` x `h` (a sharp pipeline) scaled to the model's line height, its width in proportion. */
-export async function scaleToLine(img: sharp.Sharp, w: number, h: number, spec: LineCropSpec): Promise<LineCrop> {
+export async function scaleToLine(img: Sharp, w: number, h: number, spec: LineCropSpec): Promise<LineCrop> {
   const width = Math.max(1, Math.min(spec.maxWidth, Math.round((w * spec.height) / h)));
   const { data, info } = await img
     .resize({ width, height: spec.height, fit: 'fill' })
@@ -28,7 +29,8 @@ export async function scaleToLine(img: sharp.Sharp, w: number, h: number, spec: 
   return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
 }
 
-export function cropLine(page: GrayPage, box: Box, spec: LineCropSpec): Promise<LineCrop> {
+export async function cropLine(page: GrayPage, box: Box, spec: LineCropSpec): Promise<LineCrop> {
+  const sharp = await loadSharp();
   const img = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
     .extract({ left: box.x, top: box.y, width: box.width, height: box.height });
   return scaleToLine(img, box.width, box.height, spec).then((crop) => ({ ...crop, place: box }));

@@ -3,7 +3,8 @@
  * header before any pixel is decoded, EXIF orientation is applied, and every failure is a DocumentError
  * that names the file.
  */
-import sharp from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadSharp } from './sharp.js';
 import { DocumentError } from './errors.js';
 import { sniffFormat } from './sniff.js';
 
@@ -29,7 +30,8 @@ export async function decodeImage(bytes: Uint8Array, file: string, limits: Image
   }
   if (format === 'pdf') throw new DocumentError('UNSUPPORTED_FORMAT', file, 'a PDF is a document, not an image: open it with openSource');
   const which = page === undefined ? {} : { page };
-  let meta: sharp.Metadata;
+  const sharp = await loadSharp();
+  let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: false, ...which }).metadata();
   } catch (e) {

@@ -2,7 +2,7 @@
  * Small skew (a page scanned a little crooked) estimated from the ink: the angle at which the rows of ink are
  * sharpest (the largest variance of the projected row profile), searched within a few degrees, then undone.
  */
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import type { GrayPage } from './decode-image.js';
 import { inkThreshold } from './layout/ink.js';
 
@@ -69,6 +69,7 @@ export async function deskew(page: GrayPage): Promise<{ page: GrayPage; degrees:
 
 /** The page turned back by `degrees` about its centre, the same size (page-geometry.ts undoes exactly this). */
 export async function straighten(page: GrayPage, degrees: number): Promise<GrayPage> {
+  const sharp = await loadSharp();
   const { data, info } = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
     .rotate(-degrees, { background: '#ffffff' })
     .toColourspace('b-w')

@@ -8,7 +8,7 @@
  * The same function decides whether a whole image is one line, so `specula parse` of a line image reads it
  * exactly as the engine's line path (and the eval) does, rather than through a page layout built for pages.
  */
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import { type LineCrop, type LineCropSpec, scaleToLine } from './crop-lines.js';
 import type { GrayPage } from './decode-image.js';
 
@@ -212,6 +212,7 @@ export function lineMargins(img: GrayPage, band: InkBand): { top: number; bottom
 
 /** A whole line image -> the crop the model reads: dark on light, training-like margins, scaled to the line height. */
 export async function cropLineImage(img: GrayPage, spec: LineCropSpec): Promise<LineCrop> {
+  const sharp = await loadSharp();
   const tone = lineTone(img);
   const band = inkBand(img, tone);
   const pad = band ? lineMargins(img, band) : { top: 0, bottom: 0, left: 0, right: 0 };

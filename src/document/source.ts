@@ -4,7 +4,7 @@
  * apart (a drafting reference, never the answer). The format comes from the bytes, never the file name.
  */
 import type * as mupdf from 'mupdf';
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import { decodeImage, DEFAULT_LIMITS, type GrayPage, type ImageLimits } from './decode-image.js';
 import { drainMupdfLog as drainLog, loadMupdf, type MupdfModule } from './mupdf.js';
 import { DocumentError } from './errors.js';
@@ -162,6 +162,7 @@ function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string 
 async function openImage(bytes: Uint8Array, file: string, format: SniffedFormat, range: string | undefined, limits: SourceLimits): Promise<DocumentSource> {
   let pageCount = 1;
   if (format === 'tiff') {
+    const sharp = await loadSharp();
     try {
       pageCount = (await sharp(bytes, { limitInputPixels: false }).metadata()).pages ?? 1;
     } catch (e) {

@@ -2,14 +2,14 @@
  * A model bundle: models/<name>/config.json plus its ONNX graphs. Loading checks every file it names
  * (present, hash as recorded) so a missing or corrupt file is reported by name, not as an opaque ORT error.
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { z } from 'zod';
+import { type BundleFile, checkedBytes } from './bundle-file.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { EngineError } from './errors.js';
 import { Tokenizer } from './tokenizer.js';
 import { InProcessVision, RestartingVision, type VisionHead, type VisionRunner } from './vision-runner.js';
@@ -139,10 +139,7 @@ export function choosePrecision(config: BundleConfig, device: Device, asked?: Pr
 }
 
 /** The bundle shipped in this repository, used when no model is named. */
-export const DEFAULT_BUNDLE = resolve(
-  dirname(fileURLToPath(import.meta.url)),
-  '..', '..', '..', 'models', 'specula-line-base',
-);
+export const DEFAULT_BUNDLE = join(PACKAGE_ROOT, 'models', 'specula-line-base');
 
 /** A bundle's validated config alone, without loading its models (an API instance needs no more). */
 export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
@@ -164,17 +161,6 @@ export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
     throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: ${path}: vocab has ${c.vocab.length} entries, dims.vocabSize says ${c.dims.vocabSize}`, path);
   }
   return c;
-}
-
-function checkedBytes(dir: string, ref: z.infer<typeof FileRef>): Uint8Array {
-  const path = join(dir, ref.path);
-  if (!existsSync(path)) throw new EngineError('BUNDLE_MISSING_FILE', `model bundle file is missing: ${path}`, path);
-  const bytes = readFileSync(path);
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  if (hash !== ref.sha256) {
-    throw new EngineError('BUNDLE_CORRUPT_FILE', `model bundle file is corrupt (sha256 ${hash.slice(0, 12)}…, config.json records ${ref.sha256.slice(0, 12)}…): ${path}`, path);
-  }
-  return bytes;
 }
 
 function cudaProviderPresent(): boolean {
@@ -234,12 +220,12 @@ export function visionThreads(threads: number): number {
   return Math.max(1, Math.ceil(threads / 2));
 }
 
-async function openVision(bytes: Uint8Array, path: string, device: Device, threads: number, head: VisionHead): Promise<VisionRunner> {
-  if (device === 'cuda') return new InProcessVision(await openSession(bytes, path, device, threads), head);
+async function openVision(file: BundleFile, device: Device, threads: number, head: VisionHead): Promise<VisionRunner> {
+  if (device === 'cuda') return new InProcessVision(await openSession(checkedBytes(file), file.path, device, threads), head);
   try {
-    return await RestartingVision.open({ bytes, options: sessionOptions(device, visionThreads(threads)), head });
+    return await RestartingVision.open({ file, options: sessionOptions(device, visionThreads(threads)), head });
   } catch (e) {
-    throw loadFailure(e, path, device);
+    throw e instanceof EngineError ? e : loadFailure(e, file.path, device);
   }
 }
 
@@ -263,29 +249,41 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   }
   const precision = choosePrecision(config, device, opts.precision, dir);
   const visionRef = (precision === 'int8' ? config.files.visionInt8 : undefined) ?? config.files.vision;
-  const decoderRef = config.files.decoder;
-  const visionBytes = checkedBytes(dir, visionRef);
-  const decoderBytes = checkedBytes(dir, decoderRef);
-  const headBytes = HEAD_FILES.map((head) => {
-    const ref = config.files[head];
-    return ref ? { head, path: join(dir, ref.path), bytes: checkedBytes(dir, ref) } : null;
-  });
+  const fileOf = (ref: z.infer<typeof FileRef>): BundleFile => ({ path: join(dir, ref.path), sha256: ref.sha256 });
   const threads = opts.threads ?? decoderThreads();
-  const decoder = await openSession(decoderBytes, join(dir, decoderRef.path), device, threads);
   const { height, widthMultiple, maxWidth } = config.image;
   const head: VisionHead = { spec: { height, widthMultiple, maxWidth }, blank: config.specialIds.ctcBlank };
-  const vision = await openVision(visionBytes, join(dir, visionRef.path), device, threads, head).catch(async (e: unknown) => {
-    await decoder.release();
+  // The vision worker starts first: on its own thread it reads and checks its graph, loads onnxruntime and builds its
+  // session. The decoder's session (built synchronously, on this thread) waits for that: a process's first session
+  // pays onnxruntime's set-up (about 90 ms here), and meanwhile this thread is free for the rest of a start-up (the
+  // server's modules). The server was ready in 0.95x the time (8 paired starts), the CLI read a page as fast.
+  const opening = openVision(fileOf(visionRef), device, threads, head);
+  opening.catch(() => undefined); // awaited below
+  const decoderFile = fileOf(config.files.decoder);
+  let decoderBytes: Uint8Array;
+  try {
+    decoderBytes = checkedBytes(decoderFile);
+  } catch (e) {
+    await (await opening.catch(() => null))?.release();
+    throw e;
+  }
+  const vision = await opening;
+  const decoder = await openSession(decoderBytes, decoderFile.path, device, threads).catch(async (e: unknown) => {
+    await vision.release();
     throw e;
   });
   const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
   const heads: Partial<Record<DrafterHead, ort.InferenceSession>> = {};
-  for (const h of headBytes) {
-    if (!h) continue;
-    heads[h.head] = await openSession(h.bytes, h.path, device, threads).catch(async (e: unknown) => {
+  for (const h of HEAD_FILES) {
+    const ref = config.files[h];
+    if (!ref) continue;
+    const file = fileOf(ref);
+    try {
+      heads[h] = await openSession(checkedBytes(file), file.path, device, threads);
+    } catch (e) {
       await Promise.all([decoder.release(), vision.release(), ...Object.values(heads).map((s) => s.release())]);
       throw e;
-    });
+    }
   }
   return { dir, config, tokenizer, vision, decoder, device, precision, threads, ...heads };
 }

@@ -7,7 +7,8 @@
 import { Worker } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { type CtcReading, ctcGreedyFrames, ctcLogSoftmax } from './ctc-head.js';
-import { EngineError } from './errors.js';
+import type { BundleFile } from './bundle-file.js';
+import { EngineError, type EngineErrorCode } from './errors.js';
 import { type GrayCrop, type ImageSpec, type PixelBatch, packBatch } from './preprocess.js';
 
 /**
@@ -41,9 +42,9 @@ export interface VisionRunner {
   release(): Promise<void>;
 }
 
-/** What the worker thread is started with. */
+/** What the worker thread is started with: it reads and checks the graph itself (again on a restart). */
 export interface VisionWorkerData {
-  bytes: Uint8Array;
+  file: BundleFile;
   options: ort.InferenceSession.SessionOptions;
   head: VisionHead;
 }
@@ -51,7 +52,8 @@ export interface VisionWorkerData {
 /** A pass's input as a message: crops as their widths and their bytes back to back in one buffer, moved, not copied. */
 export type VisionRequest = { id: number } & ({ widths: number[]; data: Uint8Array; lines?: number[] } | { pixels: PixelBatch });
 
-export type VisionResponse = { ready: true } | { ready: false; error: string } | { id: number; out: VisionOutputs } | { id: number; error: string };
+/** A worker that could not start says why: with the engine's code where the bundle file itself was refused. */
+export type VisionResponse = { ready: true } | { ready: false; error: string; code?: EngineErrorCode } | { id: number; out: VisionOutputs } | { id: number; error: string };
 
 /** The crops of a request, as views of its one buffer. */
 function cropsOf(req: { widths: number[]; data: Uint8Array }, height: number): GrayCrop[] {
@@ -145,7 +147,10 @@ export class WorkerVision implements VisionRunner {
     this.idle();
   }
 
-  /** Start the worker and open its session; rejects with onnxruntime's message when the model cannot load. */
+  /**
+   * Start the worker and open its session; rejects with the engine's error when the graph's file is missing or not
+   * the one config.json names, with onnxruntime's message when the model cannot load.
+   */
   static open(data: VisionWorkerData): Promise<WorkerVision> {
     const worker = new Worker(new URL('./vision-worker.js', import.meta.url), { workerData: data });
     return new Promise((resolve, reject) => {
@@ -156,7 +161,8 @@ export class WorkerVision implements VisionRunner {
         if ('ready' in m && m.ready) resolve(new WorkerVision(worker));
         else {
           void worker.terminate();
-          reject(new Error('error' in m ? m.error : 'the vision worker did not start'));
+          if ('ready' in m && m.code) reject(new EngineError(m.code, m.error, data.file.path));
+          else reject(new Error('error' in m ? m.error : 'the vision worker did not start'));
         }
       });
     });

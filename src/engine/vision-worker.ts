@@ -1,11 +1,13 @@
 /**
- * The vision session in a worker thread (see vision-runner.ts). It opens the session once from the bytes it is
- * given, says whether that worked, then per message packs the crops into pixels, runs the pass, turns the CTC
+ * The vision session in a worker thread (see vision-runner.ts). It reads and checks its graph's file, opens the
+ * session once, says whether that worked, then per message packs the crops into pixels, runs the pass, turns the CTC
  * head's logits into log-probabilities and greedy readings, and sends the outputs back, moving their buffers
  * rather than copying them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { checkedBytes } from './bundle-file.js';
+import { EngineError } from './errors.js';
 import { inputOf, runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
 
 const port = parentPort;
@@ -14,10 +16,11 @@ const data = workerData as VisionWorkerData;
 
 let session: ort.InferenceSession;
 try {
-  session = await ort.InferenceSession.create(data.bytes, data.options);
+  session = await ort.InferenceSession.create(checkedBytes(data.file), data.options);
   port.postMessage({ ready: true } satisfies VisionResponse);
 } catch (e) {
-  port.postMessage({ ready: false, error: (e as Error).message } satisfies VisionResponse);
+  const code = e instanceof EngineError ? { code: e.code } : {};
+  port.postMessage({ ready: false, error: (e as Error).message, ...code } satisfies VisionResponse);
   process.exit(0);
 }
 

@@ -7,15 +7,14 @@ import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../package-root.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const require = createRequire(import.meta.url);
 
 const FILES: Record<string, { path: () => string; type: string }> = {
-  '/playground/': { path: () => join(ROOT, 'src', 'playground', 'index.html'), type: 'text/html; charset=utf-8' },
-  '/playground/playground.css': { path: () => join(ROOT, 'src', 'playground', 'playground.css'), type: 'text/css; charset=utf-8' },
-  '/playground/playground.js': { path: () => join(ROOT, 'dist', 'playground', 'playground.js'), type: 'text/javascript; charset=utf-8' },
+  '/playground/': { path: () => join(PACKAGE_ROOT, 'src', 'playground', 'index.html'), type: 'text/html; charset=utf-8' },
+  '/playground/playground.css': { path: () => join(PACKAGE_ROOT, 'src', 'playground', 'playground.css'), type: 'text/css; charset=utf-8' },
+  '/playground/playground.js': { path: () => join(PACKAGE_ROOT, 'dist', 'playground', 'playground.js'), type: 'text/javascript; charset=utf-8' },
   '/playground/vendor/marked.js': { path: () => join(dirname(require.resolve('marked')), 'marked.esm.js'), type: 'text/javascript; charset=utf-8' },
 };
 

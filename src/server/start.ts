@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { schema } from '../../schema/index.js';
+import { loadSharp } from '../document/sharp.js';
 import { DEFAULT_SOURCE_LIMITS } from '../document/source.js';
 import { type BundleConfig, choosePrecision, DEFAULT_BUNDLE, type Precision, readBundleConfig } from '../engine/bundle.js';
 import { Engine } from '../engine/engine.js';
@@ -172,6 +173,9 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     port = await listen(workerServer, config.workerPort, config.host);
     logger.info({ port, role, mode: backends.mode, worker: workerId, model: engine?.bundle.config.name, device: engine?.bundle.device }, 'worker up');
   }
+  // The image library loads once the server answers, not before (src/document/sharp.ts); a failure is reported
+  // now rather than by the first job.
+  if (engine) loadSharp().catch((e: unknown) => report(e, { during: 'loading sharp' }));
 
   return {
     role,

@@ -7,7 +7,7 @@
  */
 import type * as mupdf from 'mupdf';
 import { loadMupdf, type MupdfModule } from '../mupdf.js';
-import sharp from 'sharp';
+import { loadSharp } from '../sharp.js';
 import type { PageOut } from '../assemble.js';
 import { concat, invert, mapBox, type Matrix, readToSource } from '../page-geometry.js';
 import { wordsOf } from './words-of.js';
@@ -87,6 +87,7 @@ function textLayer(page: PageOut, font: mupdf.Font, pxPerPt: number, toPdf: Matr
 }
 
 async function imagePdf(m: MupdfModule, input: SearchablePdfInput): Promise<mupdf.PDFDocument> {
+  const sharp = await loadSharp();
   const doc = new m.PDFDocument();
   const font = new m.Font('Helvetica');
   const fontRef = doc.addFont(font);

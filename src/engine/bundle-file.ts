@@ -1,0 +1,29 @@
+/**
+ * A model bundle's file read and checked against the sha256 its config.json records, before onnxruntime sees it:
+ * a truncated or altered graph is refused by name rather than loaded. The vision worker reads its own graph this
+ * way (on its thread, while the main thread loads the decoder's), so this module imports nothing heavy.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { EngineError } from './errors.js';
+
+/** A file of the bundle as config.json names it: its absolute path here, and the digest it must have. */
+export interface BundleFile {
+  path: string;
+  sha256: string;
+}
+
+export function checkedBytes(file: BundleFile): Uint8Array {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file.path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new EngineError('BUNDLE_MISSING_FILE', `model bundle file is missing: ${file.path}`, file.path);
+    throw e;
+  }
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  if (hash !== file.sha256) {
+    throw new EngineError('BUNDLE_CORRUPT_FILE', `model bundle file is corrupt (sha256 ${hash.slice(0, 12)}…, config.json records ${file.sha256.slice(0, 12)}…): ${file.path}`, file.path);
+  }
+  return bytes;
+}
