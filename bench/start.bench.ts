@@ -1,8 +1,9 @@
 /**
  * Cold start and resting memory of the embedded server (`npm start`: the API and a worker in one process):
  * from spawning it to its first `/readyz` 200, over several starts; then, in one more start, its RSS idle, after
- * one sample-page job (1 s and 5 s after it), and its peak (Linux's VmHWM). Optionally the same start under other Node binaries
- * (`--node /path/to/node,...`), run as `node --initial-old-space-size=64 dist/src/cli/main.js serve` (as npm start
+ * one sample-page job (1 s and 5 s after it), and its peak (Linux's VmHWM). Beside npm start, the same server
+ * unbundled (dist/src, in the same run: what infra/bundle.mjs saves). Optionally the same start under other Node binaries
+ * (`--node /path/to/node,...`), run as `node --initial-old-space-size=64 dist/bundle/main.js serve` (as npm start
  * runs it) since npm starts with the Node on PATH.
  *
  *   npm run bench:start -- [--runs 5] [--node PATHS] [--out bench/results/start.json]
@@ -53,7 +54,7 @@ function serverPid(root: number): number {
   while (queue.length) {
     const pid = queue.shift() as number;
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    if (/node$/.test(argv[0]) && argv.some((a) => a.endsWith('dist/src/cli/main.js'))) return pid;
+    if (/node$/.test(argv[0]) && argv.some((a) => a.endsWith('main.js'))) return pid;
     queue.push(...children(pid));
   }
   throw new Error('the server process was not found');
@@ -97,9 +98,11 @@ async function coldStarts(label: string, command: string, args: string[]): Promi
 
 const npmBin = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const rows = [await coldStarts('npm start', npmBin, ['start', '--silent'])];
+// The same server from dist/src, the modules tsc wrote, one file each: what the bundle (infra/bundle.mjs) saves.
+rows.push(await coldStarts(`node ${HEAP_FLOOR_FLAG} dist/src/cli/main.js serve (unbundled)`, process.execPath, [HEAP_FLOOR_FLAG, join('dist', 'src', 'cli', 'main.js'), 'serve']));
 for (const node of values.node.split(',').filter(Boolean)) {
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  rows.push(await coldStarts(`node ${version} ${HEAP_FLOOR_FLAG} dist/src/cli/main.js serve`, node, [HEAP_FLOOR_FLAG, join('dist', 'src', 'cli', 'main.js'), 'serve']));
+  rows.push(await coldStarts(`node ${version} ${HEAP_FLOOR_FLAG} dist/bundle/main.js serve`, node, [HEAP_FLOOR_FLAG, join('dist', 'bundle', 'main.js'), 'serve']));
 }
 
 // Memory: idle once ready (after a second), after one sample-page job (and a second more), and the peak.

@@ -78,7 +78,7 @@ describe('how Specula processes start', () => {
     for (const file of ['Dockerfile.cpu', 'Dockerfile.cuda']) {
       const text = readFileSync(join(ROOT, 'infra', file), 'utf8');
       const entry = text.split('\n').find((l) => l.startsWith('ENTRYPOINT'));
-      assert.equal(entry, `ENTRYPOINT ["node", "${HEAP_FLOOR_FLAG}", "dist/src/cli/main.js"]`, file);
+      assert.equal(entry, `ENTRYPOINT ["node", "${HEAP_FLOOR_FLAG}", "dist/bundle/main.js"]`, file);
       for (const [k, v] of Object.entries(MALLOC_ARENAS_ENV)) assert.match(text, new RegExp(`^ENV [^]*?\\s${k}=${v}\\b`, 'm'), `${file} sets ${k} for its runtime stage`);
     }
     // Run as a user's shell runs it (npx links it): the kernel reads the shebang, env -S splits its arguments and sets the variable.
