@@ -144,9 +144,11 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   let workerServer: Server | null = null;
   let stopping = false;
   let port: number;
+  // False once the image library has failed to load (below): a worker that cannot open a page takes no work.
+  let imagesLoad = true;
   const ready = async (): Promise<boolean> => {
     await backends.queue.depth();
-    return backends.ping();
+    return imagesLoad && backends.ping();
   };
   if (runsApi && keys) {
     // In one process the stats are read off the engine directly; an API instance sums the workers' reports.
@@ -173,9 +175,14 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     port = await listen(workerServer, config.workerPort, config.host);
     logger.info({ port, role, mode: backends.mode, worker: workerId, model: engine?.bundle.config.name, device: engine?.bundle.device }, 'worker up');
   }
-  // The image library loads once the server answers, not before (src/document/sharp.ts); a failure is reported
-  // now rather than by the first job.
-  if (engine) loadSharp().catch((e: unknown) => report(e, { during: 'loading sharp' }));
+  // The image library loads once the server answers, not before (src/document/sharp.ts). A failure is reported now,
+  // not by the first job, and /readyz turns 503.
+  if (engine) {
+    loadSharp().catch((e: unknown) => {
+      imagesLoad = false;
+      report(e, { during: 'loading sharp' });
+    });
+  }
 
   return {
     role,
