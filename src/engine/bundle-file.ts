@@ -1,7 +1,8 @@
 /**
  * A model bundle's file read and checked against the sha256 its config.json records, before onnxruntime sees it:
  * a truncated or altered graph is refused by name rather than loaded. The vision worker reads its own graph this
- * way (on its thread, while the main thread loads the decoder's), so this module imports nothing heavy.
+ * way, on its own thread while the main thread goes on with the rest of a start-up, so this module imports nothing
+ * heavy.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
