@@ -7,7 +7,7 @@
  * (document/assemble.ts).
  */
 import type { GrayPage } from '../decode-image.js';
-import { binarize, type Box, type InkMap, removeRules, type Rule, unionBox } from './ink.js';
+import { binarize, type Box, columnInk, type InkMap, removeRules, type Rule, unionBox } from './ink.js';
 import { lineBands, median, padLine, rowProfile } from './lines.js';
 import { takeOutCaptions } from './captions.js';
 import { takeOutPictures } from './pictures.js';
@@ -103,16 +103,6 @@ function gaps(profile: Int32Array, min: number): [number, number][] {
   return out;
 }
 
-function columnProfile(ink: InkMap, r: Box): Int32Array {
-  const { data, width } = ink;
-  const p = new Int32Array(r.width);
-  for (let y = r.y; y < r.y + r.height; y++) {
-    const base = y * width + r.x;
-    for (let x = 0; x < r.width; x++) p[x] += data[base + x];
-  }
-  return p;
-}
-
 /**
  * Running text fills a wide column: most of its lines reach across most of a column at least a dozen line
  * heights wide (table columns of numbers also fill their width, but are narrow).
@@ -149,7 +139,7 @@ function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): 
   const ruled = vrules.filter((v) => v.x >= r.x && v.x < r.x + r.width && Math.min(v.y + v.height, r.y + r.height) - Math.max(v.y, r.y) >= 0.6 * r.height);
   // Within one line ("5.1   Method", a label and its value) only a wide gap separates blocks; a line of large
   // type (a title) is one line too, and its word spaces are as wide as its size.
-  const all = gaps(columnProfile(ink, r), 1);
+  const all = gaps(columnInk(ink, r), 1);
   // Every gap kept below is at least 6 px wide or holds a rule: without one, no need to count the lines.
   if (!ruled.length && !all.some(([a, b]) => b - a >= 6)) return [];
   const short = r.height < 1.6 * lh;

@@ -88,48 +88,182 @@ export function binarize(page: GrayPage): InkMap {
   return { width: page.width, height: page.height, data };
 }
 
+/** The 32-bit words of an ink map's buffer (its pixels four at a time). */
+export function wordsOf(data: Uint8Array): Uint32Array {
+  return new Uint32Array(data.buffer, 0, data.buffer.byteLength >> 2);
+}
+
+/** A word's four byte lanes added up. */
+const lanes = (s: number): number => (s & 0xff) + ((s >>> 8) & 0xff) + ((s >>> 16) & 0xff) + (s >>> 24);
+
+/**
+ * The ink pixels (bytes of 0 or 1) in data[from, to), four at a time: a 32-bit word's bytes are four pixels, and
+ * 255 words added up cannot carry one lane into the next. The layout asks for row profiles of nested regions over
+ * and over, and a byte at a time they were a fifth of the layout worker's time on docling's pages.
+ */
+export function inkCount(data: Uint8Array, words: Uint32Array, from: number, to: number): number {
+  const off = data.byteOffset;
+  let i = from;
+  let n = 0;
+  while (i < to && ((off + i) & 3) !== 0) n += data[i++];
+  const aligned = to - ((off + to) & 3);
+  let acc = 0;
+  let k = 0;
+  for (; i < aligned; i += 4) {
+    acc += words[(off + i) >> 2];
+    if (++k === 255) {
+      n += lanes(acc);
+      acc = 0;
+      k = 0;
+    }
+  }
+  n += lanes(acc);
+  while (i < to) n += data[i++];
+  return n;
+}
+
+/** Whether a 32-bit word's lowest byte lane is its first byte in memory (it is on every platform Node runs on but s390x). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * Column ink counts of a region (index = column within it), four columns at a time: each row's 32-bit words are
+ * added lane by lane into per-word accumulators, emptied into the counts every 255 rows (before a lane can carry).
+ * A row's words start at a column that depends on where the row starts in the buffer, so rows are summed apart by
+ * that phase. Byte at a time, this was a twelfth of the layout worker's time on docling's pages.
+ */
+export function columnInk(ink: InkMap, r: Box): Int32Array {
+  const { data, width } = ink;
+  const counts = new Int32Array(r.width);
+  if (!LITTLE_ENDIAN || r.width < 8) {
+    for (let y = r.y; y < r.y + r.height; y++) {
+      const base = y * width + r.x;
+      for (let x = 0; x < r.width; x++) counts[x] += data[base + x];
+    }
+    return counts;
+  }
+  const words = wordsOf(data);
+  const off = data.byteOffset;
+  // Per phase: the column of the row's first aligned word, its words' accumulators, and the rows added since emptied.
+  const phases: { head: number; n: number; acc: Uint32Array; rows: number }[] = [];
+  const empty = (ph: { head: number; n: number; acc: Uint32Array; rows: number }): void => {
+    for (let j = 0; j < ph.n; j++) {
+      const v = ph.acc[j];
+      if (v === 0) continue;
+      const x = ph.head + 4 * j;
+      counts[x] += v & 0xff;
+      counts[x + 1] += (v >>> 8) & 0xff;
+      counts[x + 2] += (v >>> 16) & 0xff;
+      counts[x + 3] += v >>> 24;
+    }
+    ph.acc.fill(0);
+    ph.rows = 0;
+  };
+  for (let y = r.y; y < r.y + r.height; y++) {
+    const base = y * width + r.x;
+    const head = (4 - ((off + base) & 3)) & 3;
+    let ph = phases[head];
+    if (!ph) {
+      const n = (r.width - head) >> 2;
+      ph = phases[head] = { head, n, acc: new Uint32Array(n), rows: 0 };
+    }
+    for (let x = 0; x < head; x++) counts[x] += data[base + x];
+    const w0 = (off + base + head) >> 2;
+    const acc = ph.acc;
+    for (let j = 0; j < ph.n; j++) acc[j] += words[w0 + j];
+    for (let x = head + 4 * ph.n; x < r.width; x++) counts[x] += data[base + x];
+    if (++ph.rows === 255) empty(ph);
+  }
+  for (const ph of phases) if (ph) empty(ph);
+  return counts;
+}
+
+/** A word of four ink pixels that are all ink (each byte 1), whatever the byte order. */
+const ALL_INK = 0x01010101;
+
 /**
  * Erase straight ink runs longer than `minLength` and at most `maxThickness` thick; return them as rules.
  * Text strokes are short, so only rules (table borders, underlines across a column) qualify.
+ *
+ * Both scans step four pixels at a time where they can (a 32-bit word of the buffer): past a word with no ink
+ * where no run is open, and past a word all ink where every run is open. Byte at a time, they were a fifth of the
+ * layout worker's time on docling's pages.
  */
 export function removeRules(ink: InkMap, minLength: number, maxThickness = 6): Rule[] {
   const { width: w, height: h, data } = ink;
+  const words = wordsOf(data);
+  const off = data.byteOffset;
   const rules: Rule[] = [];
-  // Horizontal: runs along rows.
+  // Horizontal: runs along rows. `hasH` marks the rows that hold any (most hold none).
   const hMask = new Uint8Array(w * h);
+  const hasH = new Uint8Array(h);
   for (let y = 0; y < h; y++) {
+    const row = y * w;
     let start = -1;
-    for (let x = 0; x <= w; x++) {
-      const on = x < w && data[y * w + x] === 1;
-      if (on && start < 0) start = x;
-      if (!on && start >= 0) {
-        if (x - start >= minLength) for (let k = start; k < x; k++) hMask[y * w + k] = 1;
+    let x = 0;
+    while (x < w) {
+      if (((off + row + x) & 3) === 0 && x + 4 <= w) {
+        const v = words[(off + row + x) >> 2];
+        if ((v === 0 && start < 0) || (v === ALL_INK && start >= 0)) {
+          x += 4;
+          continue;
+        }
+      }
+      if (data[row + x] === 1) {
+        if (start < 0) start = x;
+      } else if (start >= 0) {
+        if (x - start >= minLength) {
+          hMask.fill(1, row + start, row + x);
+          hasH[y] = 1;
+        }
         start = -1;
       }
+      x++;
+    }
+    if (start >= 0 && w - start >= minLength) {
+      hMask.fill(1, row + start, row + w);
+      hasH[y] = 1;
     }
   }
-  // Vertical: runs along columns, found row by row (each column's open run in `start`): the page is read in
-  // memory order, not a column at a time across every row.
+  // Vertical: runs along columns, found row by row (each column's open run in `start`, -1 where none is): the page
+  // is read in memory order, not a column at a time across every row. Four columns are all closed when the AND of
+  // their starts is negative.
   const vMask = new Uint8Array(w * h);
+  const hasV = new Uint8Array(w);
   const start = new Int32Array(w).fill(-1);
-  for (let y = 0; y <= h; y++) {
-    for (let x = 0; x < w; x++) {
-      const on = y < h && data[y * w + x] === 1;
-      if (on && start[x] < 0) start[x] = y;
-      if (!on && start[x] >= 0) {
-        if (y - start[x] >= minLength) for (let k = start[x]; k < y; k++) vMask[k * w + x] = 1;
-        start[x] = -1;
+  const close = (x: number, y: number): void => {
+    if (y - start[x] >= minLength) {
+      for (let k = start[x]; k < y; k++) vMask[k * w + x] = 1;
+      hasV[x] = 1;
+    }
+    start[x] = -1;
+  };
+  for (let y = 0; y < h; y++) {
+    const row = y * w;
+    let x = 0;
+    while (x < w) {
+      if (((off + row + x) & 3) === 0 && x + 4 <= w) {
+        const v = words[(off + row + x) >> 2];
+        if (v === 0 && (start[x] & start[x + 1] & start[x + 2] & start[x + 3]) < 0) {
+          x += 4;
+          continue;
+        }
+        if (v === ALL_INK && (start[x] | start[x + 1] | start[x + 2] | start[x + 3]) >= 0) {
+          x += 4;
+          continue;
+        }
       }
+      if (data[row + x] === 1) {
+        if (start[x] < 0) start[x] = y;
+      } else if (start[x] >= 0) close(x, y);
+      x++;
     }
   }
+  for (let x = 0; x < w; x++) if (start[x] >= 0) close(x, h);
   // Group masked rows (columns) into rules no thicker than maxThickness; thicker runs are solid shapes (figures).
-  const group = (mask: Uint8Array, horizontal: boolean): void => {
+  const group = (mask: Uint8Array, has: Uint8Array, horizontal: boolean): void => {
     const outer = horizontal ? h : w;
     const inner = horizontal ? w : h;
     const at = (o: number, i: number): number => (horizontal ? o * w + i : i * w + o);
-    // Which rows (columns) hold any of the mask, in one pass in memory order: most hold none.
-    const has = new Uint8Array(outer);
-    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) if (mask[y * w + x]) has[horizontal ? y : x] = 1;
     let o = 0;
     while (o < outer) {
       if (!has[o]) {
@@ -166,7 +300,7 @@ export function removeRules(ink: InkMap, minLength: number, maxThickness = 6): R
       o = end;
     }
   };
-  group(hMask, true);
-  group(vMask, false);
+  group(hMask, hasH, true);
+  group(vMask, hasV, false);
   return rules;
 }
