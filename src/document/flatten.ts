@@ -43,6 +43,19 @@ interface CellStats {
   flat: Uint8Array;
 }
 
+/** Whether every pixel of a cell is 255, checked four pixels at a time where a row's pixels fall in whole words. */
+function allWhite(data: Uint8Array, words: Uint32Array, width: number, x0: number, x1: number, y0: number, y1: number): boolean {
+  const off = data.byteOffset;
+  for (let y = y0; y < y1; y++) {
+    let i = y * width + x0;
+    const end = y * width + x1;
+    while (i < end && ((off + i) & 3) !== 0) if (data[i++] !== 255) return false;
+    for (; i + 4 <= end; i += 4) if (words[(off + i) >> 2] !== 0xffffffff) return false;
+    while (i < end) if (data[i++] !== 255) return false;
+  }
+  return true;
+}
+
 function cellStats(page: GrayPage): CellStats {
   const cols = Math.ceil(page.width / CELL);
   const rows = Math.ceil(page.height / CELL);
@@ -52,10 +65,17 @@ function cellStats(page: GrayPage): CellStats {
   // of paper spans a few levels, not 256 (a page is mostly paper; the full-width version was a tenth of layout).
   const hist = new Uint32Array(256);
   const { data } = page;
+  const words = new Uint32Array(data.buffer, 0, data.buffer.byteLength >> 2);
   for (let cy = 0; cy < rows; cy++) {
     for (let cx = 0; cx < cols; cx++) {
       const x1 = Math.min(page.width, (cx + 1) * CELL);
       const y1 = Math.min(page.height, (cy + 1) * CELL);
+      if (allWhite(data, words, page.width, cx * CELL, x1, cy * CELL, y1)) {
+        // Paper: median white, and flat (every pixel at it). Most cells of a clean page.
+        median[cy * cols + cx] = 255;
+        flat[cy * cols + cx] = 1;
+        continue;
+      }
       let lo = 255;
       let hi = 0;
       for (let y = cy * CELL; y < y1; y++) {
@@ -115,17 +135,32 @@ function backgrounds(s: CellStats): Float32Array {
  */
 function inverted(page: GrayPage, s: CellStats, bg: Float32Array): Uint8Array {
   const { cols, rows } = s;
+  // Strokes are counted only in cells whose counts are read: those within REACH of a cell that could be a panel.
+  const counted = new Uint8Array(cols * rows);
+  let any = false;
+  for (let cy = 0; cy < rows; cy++) {
+    for (let cx = 0; cx < cols; cx++) {
+      const b = bg[cy * cols + cx];
+      if (b >= PAPER || b < DARKEST_PANEL) continue;
+      any = true;
+      for (let y = Math.max(0, cy - REACH); y <= Math.min(rows - 1, cy + REACH); y++) counted.fill(1, y * cols + Math.max(0, cx - REACH), y * cols + Math.min(cols - 1, cx + REACH) + 1);
+    }
+  }
+  if (!any) return new Uint8Array(cols * rows);
   const light = new Uint32Array(cols * rows);
   const dark = new Uint32Array(cols * rows);
   for (let y = 0; y < page.height; y++) {
     const row = y * page.width;
     const crow = ((y / CELL) | 0) * cols;
-    for (let x = 0; x < page.width; x++) {
-      const c = crow + ((x / CELL) | 0);
-      if (bg[c] < 0) continue;
-      const d = page.data[row + x] - bg[c];
-      if (d > STROKE) light[c]++;
-      else if (d < -STROKE) dark[c]++;
+    for (let cx = 0; cx < cols; cx++) {
+      const c = crow + cx;
+      if (!counted[c] || bg[c] < 0) continue;
+      const x1 = Math.min(page.width, (cx + 1) * CELL);
+      for (let x = cx * CELL; x < x1; x++) {
+        const d = page.data[row + x] - bg[c];
+        if (d > STROKE) light[c]++;
+        else if (d < -STROKE) dark[c]++;
+      }
     }
   }
   const out = new Uint8Array(cols * rows);
@@ -157,33 +192,55 @@ export function flattenBackground(page: GrayPage): GrayPage {
   const inv = inverted(page, stats, bg);
   const { cols, rows } = stats;
   const isBackground = (p: number, b: number): boolean => b >= 0 && Math.abs(p - b) <= STROKE;
+  // Cells whose pixels come out as they went in: not inverted, not a light fill to lift, and no neighbour of the
+  // other polarity (whose edge test could apply). They are copied a row segment at a time.
+  const same = new Uint8Array(cols * rows);
+  for (let cy = 0; cy < rows; cy++) {
+    for (let cx = 0; cx < cols; cx++) {
+      const c = cy * cols + cx;
+      const b = bg[c];
+      if (inv[c] || (b >= LIGHT_FILL && b < PAPER)) continue;
+      let mixed = false;
+      for (let y = Math.max(0, cy - 1); y <= Math.min(rows - 1, cy + 1) && !mixed; y++) {
+        for (let x = Math.max(0, cx - 1); x <= Math.min(cols - 1, cx + 1); x++) if (inv[y * cols + x]) mixed = true;
+      }
+      if (!mixed) same[c] = 1;
+    }
+  }
   const out = new Uint8Array(page.data.length);
   for (let y = 0; y < page.height; y++) {
     const row = y * page.width;
     const cy = Math.min(rows - 1, (y / CELL) | 0);
     // The neighbour cells a pixel near this one's edge might belong to (the next cell up or down, left or right).
     const ny = Math.min(rows - 1, Math.max(0, y % CELL < CELL / 2 ? cy - 1 : cy + 1));
-    for (let x = 0; x < page.width; x++) {
-      const cx = Math.min(cols - 1, (x / CELL) | 0);
-      const nx = Math.min(cols - 1, Math.max(0, x % CELL < CELL / 2 ? cx - 1 : cx + 1));
-      const c = cy * cols + cx;
-      const b = bg[c];
-      const p = page.data[row + x];
-      const up = ny * cols + cx;
-      const side = cy * cols + nx;
-      const corner = ny * cols + nx;
-      // Where cells of both polarities meet (a panel's edge), a pixel at either side's background is background:
-      // otherwise the paper beside a dark panel, seen from the panel's cell, would turn into a bar of ink.
-      if (inv[c] !== inv[up] || inv[c] !== inv[side] || inv[c] !== inv[corner]) {
-        if (isBackground(p, b) || isBackground(p, bg[up]) || isBackground(p, bg[side]) || isBackground(p, bg[corner])) {
-          out[row + x] = 255;
-          continue;
-        }
+    for (let cx = 0; cx < cols; cx++) {
+      const x0 = cx * CELL;
+      const x1 = Math.min(page.width, x0 + CELL);
+      if (same[cy * cols + cx]) {
+        out.set(page.data.subarray(row + x0, row + x1), row + x0);
+        continue;
       }
-      let v = p;
-      if (inv[c]) v = p <= b ? 255 : 255 - ((p - b) * 255) / (255 - b);
-      else if (b >= LIGHT_FILL && b < PAPER) v = p >= b ? 255 : (p * 255) / b;
-      out[row + x] = v;
+      for (let x = x0; x < x1; x++) {
+        const nx = Math.min(cols - 1, Math.max(0, x % CELL < CELL / 2 ? cx - 1 : cx + 1));
+        const c = cy * cols + cx;
+        const b = bg[c];
+        const p = page.data[row + x];
+        const up = ny * cols + cx;
+        const side = cy * cols + nx;
+        const corner = ny * cols + nx;
+        // Where cells of both polarities meet (a panel's edge), a pixel at either side's background is background:
+        // otherwise the paper beside a dark panel, seen from the panel's cell, would turn into a bar of ink.
+        if (inv[c] !== inv[up] || inv[c] !== inv[side] || inv[c] !== inv[corner]) {
+          if (isBackground(p, b) || isBackground(p, bg[up]) || isBackground(p, bg[side]) || isBackground(p, bg[corner])) {
+            out[row + x] = 255;
+            continue;
+          }
+        }
+        let v = p;
+        if (inv[c]) v = p <= b ? 255 : 255 - ((p - b) * 255) / (255 - b);
+        else if (b >= LIGHT_FILL && b < PAPER) v = p >= b ? 255 : (p * 255) / b;
+        out[row + x] = v;
+      }
     }
   }
   return { width: page.width, height: page.height, data: out };
