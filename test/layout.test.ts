@@ -11,7 +11,7 @@ import { assemblePage, isPageNumber, reflow, tableMarkdown, type LineOut } from 
 import { decodeImage } from '../src/document/decode-image.js';
 import { flattenBackground } from '../src/document/flatten.js';
 import { analyzeLayout, type PageLayout, type TableSpan } from '../src/document/layout/analyze.js';
-import { columnInk, type InkMap, removeRules, type Rule } from '../src/document/layout/ink.js';
+import { binarize, columnInk, type InkMap, inkOf, inkThreshold, removeRules, type Rule } from '../src/document/layout/ink.js';
 import { findLines, rowProfile } from '../src/document/layout/lines.js';
 import { foldCurrencyColumns } from '../src/document/table-text.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
@@ -449,6 +449,32 @@ describe('rules and column ink counts, four pixels at a time', () => {
           for (let y = r.y; y < r.y + r.height; y++) for (let x = 0; x < r.width; x++) want[x] += ink.data[y * width + r.x + x];
           assert.deepEqual(columnInk(ink, r), want, `${JSON.stringify(r)} of width ${width}, buffer shifted ${shift}`);
         }
+      }
+    }
+  });
+});
+
+describe('a page\'s ink', () => {
+  it('is the same two pixels a table lookup as one at a time, at any length and buffer alignment; the shared map is never the one the layout changes', () => {
+    let seed = 5;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (const shift of [0, 1, 2, 3]) {
+      for (const [width, height] of [[101, 37], [100, 40], [7, 1]]) {
+        const backing = new Uint8Array(shift + width * height + 3);
+        const data = backing.subarray(shift, shift + width * height);
+        for (let i = 0; i < data.length; i++) data[i] = Math.floor(rand() * 256);
+        const page = { width, height, data };
+        const thr = inkThreshold(page);
+        const want = Uint8Array.from(data, (g) => (g <= thr ? 1 : 0));
+        const own = binarize(page);
+        assert.deepEqual(own.data, want, `${width}x${height}, buffer shifted ${shift}`);
+        const shared = inkOf(page);
+        assert.deepEqual(shared.data, want);
+        assert.equal(inkOf(page).data, shared.data, 'one shared map per image');
+        const copy = binarize(page);
+        assert.notEqual(copy.data, shared.data, 'a map to change is a copy');
+        copy.data.fill(0);
+        assert.deepEqual(inkOf(page).data, want, 'changing the copy leaves the shared map');
       }
     }
   });

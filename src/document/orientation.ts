@@ -6,7 +6,8 @@
  */
 import { loadSharp } from './sharp.js';
 import type { GrayPage } from './decode-image.js';
-import { inkThreshold } from './layout/ink.js';
+import { columnInk, inkOf } from './layout/ink.js';
+import { rowProfile } from './layout/lines.js';
 
 export type Turn = 0 | 90 | 180 | 270;
 
@@ -14,7 +15,7 @@ export type Turn = 0 | 90 | 180 | 270;
 const EMPTY = 0.02;
 
 /** Share of the empty positions in a profile, between its first and last inked one. */
-function emptyShare(profile: Float64Array): number {
+function emptyShare(profile: Int32Array): number {
   let first = 0;
   while (first < profile.length && profile[first] === 0) first++;
   let last = profile.length - 1;
@@ -28,19 +29,9 @@ function emptyShare(profile: Float64Array): number {
 
 /** Whether the page's lines run down it (the page lies on its side) rather than across. */
 export function linesRunDown(page: GrayPage): boolean {
-  const thr = inkThreshold(page);
-  const rows = new Float64Array(page.height);
-  const cols = new Float64Array(page.width);
-  for (let y = 0; y < page.height; y++) {
-    const base = y * page.width;
-    for (let x = 0; x < page.width; x++) {
-      if (page.data[base + x] <= thr) {
-        rows[y]++;
-        cols[x]++;
-      }
-    }
-  }
-  return emptyShare(cols) > emptyShare(rows);
+  const ink = inkOf(page);
+  const whole = { x: 0, y: 0, width: page.width, height: page.height };
+  return emptyShare(columnInk(ink, whole)) > emptyShare(rowProfile(ink, whole));
 }
 
 /** The page turned clockwise by `turn` degrees. */

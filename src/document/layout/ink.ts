@@ -81,11 +81,56 @@ export function inkThreshold(page: GrayPage): number {
   return thr;
 }
 
-export function binarize(page: GrayPage): InkMap {
-  const thr = inkThreshold(page);
-  const data = new Uint8Array(page.width * page.height);
-  for (let i = 0; i < data.length; i++) data[i] = page.data[i] <= thr ? 1 : 0;
+/** Per threshold, ink (1) or not (0) for two pixels at once, indexed by their two bytes as one 16-bit number. */
+const pairTables = new Map<number, Uint16Array>();
+
+function pairTable(thr: number): Uint16Array {
+  let t = pairTables.get(thr);
+  if (!t) {
+    t = new Uint16Array(65536);
+    // Either byte order: each byte's lane answers for that byte.
+    for (let i = 0; i < 65536; i++) t[i] = ((i & 0xff) <= thr ? 1 : 0) | ((i >>> 8) <= thr ? 0x100 : 0);
+    pairTables.set(thr, t);
+  }
+  return t;
+}
+
+/** Ink (1) where a pixel is at most `thr`, two pixels a table lookup where the buffer allows it. */
+function threshold(src: Uint8Array, thr: number): Uint8Array {
+  const out = new Uint8Array(src.length);
+  let i = 0;
+  if ((src.byteOffset & 1) === 0) {
+    const table = pairTable(thr);
+    const pairs = src.length >> 1;
+    const from = new Uint16Array(src.buffer, src.byteOffset, pairs);
+    const to = new Uint16Array(out.buffer, 0, pairs);
+    for (let k = 0; k < pairs; k++) to[k] = table[from[k]];
+    i = pairs << 1;
+  }
+  for (; i < src.length; i++) out[i] = src[i] <= thr ? 1 : 0;
+  return out;
+}
+
+/**
+ * Each image's ink, kept while the image is: orientation reads it to choose between rows and columns, and the
+ * layout then starts from it again (an upright page without skew is one image throughout). Never changed in place.
+ */
+const inkMaps = new WeakMap<Uint8Array, Uint8Array>();
+
+/** The page's ink, shared: read it, do not change it (binarize gives a copy to change). */
+export function inkOf(page: GrayPage): InkMap {
+  let data = inkMaps.get(page.data);
+  if (!data) {
+    data = threshold(page.data, inkThreshold(page));
+    inkMaps.set(page.data, data);
+  }
   return { width: page.width, height: page.height, data };
+}
+
+/** The page's ink as a map of its own (the layout erases rules and pictures from it). */
+export function binarize(page: GrayPage): InkMap {
+  const shared = inkMaps.get(page.data);
+  return { width: page.width, height: page.height, data: shared ? shared.slice() : threshold(page.data, inkThreshold(page)) };
 }
 
 /** The 32-bit words of an ink map's buffer (its pixels four at a time). */
