@@ -11,7 +11,7 @@ import { assemblePage, isPageNumber, reflow, tableMarkdown, type LineOut } from 
 import { decodeImage } from '../src/document/decode-image.js';
 import { flattenBackground } from '../src/document/flatten.js';
 import { analyzeLayout, type PageLayout, type TableSpan } from '../src/document/layout/analyze.js';
-import { binarize, columnInk, type InkMap, inkOf, inkThreshold, removeRules, type Rule } from '../src/document/layout/ink.js';
+import { binarize, columnInk, firstInk, type InkMap, inkOf, inkThreshold, lastInk, removeRules, type Rule, wordsOf } from '../src/document/layout/ink.js';
 import { findLines, rowProfile } from '../src/document/layout/lines.js';
 import { foldCurrencyColumns } from '../src/document/table-text.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
@@ -436,6 +436,26 @@ describe('rules and column ink counts, four pixels at a time', () => {
         const b = { ...a, data: a.data.slice() };
         assert.deepEqual(removeRules(a, 40), rulesOneAtATime(b, 40), `width ${width}, buffer shifted ${shift}`);
         assert.deepEqual(a.data, b.data, `width ${width}, buffer shifted ${shift}: the ink left`);
+      }
+    }
+  });
+
+  it('find the first and last ink of any span exactly as a pixel at a time, at any buffer alignment', () => {
+    for (const shift of [0, 1, 2, 3]) {
+      const backing = new Uint8Array(shift + 64);
+      const data = backing.subarray(shift, shift + 60);
+      const words = wordsOf(data);
+      for (const inked of [[], [0], [59], [13], [13, 14, 47], [3, 4, 5, 6, 7, 8], [31]]) {
+        data.fill(0);
+        for (const i of inked) data[i] = 1;
+        for (let from = 0; from <= 60; from += 1) {
+          for (const to of [from, from + 1, from + 3, from + 4, from + 9, 60]) {
+            if (to > 60) continue;
+            const within = inked.filter((i) => i >= from && i < to);
+            assert.equal(firstInk(data, words, from, to), within.length ? Math.min(...within) : -1, `first of [${from}, ${to}) with ink at ${inked}, shift ${shift}`);
+            assert.equal(lastInk(data, words, from, to), within.length ? Math.max(...within) : -1, `last of [${from}, ${to}) with ink at ${inked}, shift ${shift}`);
+          }
+        }
       }
     }
   });

@@ -7,7 +7,7 @@
  * (document/assemble.ts).
  */
 import type { GrayPage } from '../decode-image.js';
-import { binarize, type Box, columnInk, type InkMap, removeRules, type Rule, unionBox } from './ink.js';
+import { binarize, type Box, columnInk, firstInk, type InkMap, lastInk, removeRules, type Rule, unionBox, wordsOf } from './ink.js';
 import { lineBands, median, padLine, rowProfile } from './lines.js';
 import { takeOutCaptions } from './captions.js';
 import { takeOutPictures } from './pictures.js';
@@ -48,6 +48,7 @@ type Leaf = { kind: 'block'; box: Box } | { kind: 'table'; box: Box; parts: Box[
 
 function trim(ink: InkMap, r: Box): Box | null {
   const { data, width } = ink;
+  const words = wordsOf(data);
   let x0 = r.x + r.width;
   let x1 = -1;
   let y0 = r.y + r.height;
@@ -57,29 +58,18 @@ function trim(ink: InkMap, r: Box): Box | null {
     // Per row, only the columns that could still move an edge: in from the left up to the leftmost ink found so
     // far, in from the right down to the rightmost.
     let inked = false;
-    for (let x = r.x; x < x0; x++) {
-      if (data[base + x]) {
-        x0 = x;
-        inked = true;
-        break;
-      }
+    const left = firstInk(data, words, base + r.x, base + x0);
+    if (left >= 0) {
+      x0 = left - base;
+      inked = true;
     }
-    for (let x = r.x + r.width - 1; x > x1 && x >= r.x; x--) {
-      if (data[base + x]) {
-        x1 = x;
-        inked = true;
-        break;
-      }
+    const right = lastInk(data, words, base + Math.max(r.x, x1 + 1), base + r.x + r.width);
+    if (right >= 0) {
+      x1 = right - base;
+      inked = true;
     }
-    if (!inked) {
-      // The row's ink, if any, lies within [x0, x1]: a row counts for the vertical extent if it has any.
-      for (let x = x0; x <= x1; x++) {
-        if (data[base + x]) {
-          inked = true;
-          break;
-        }
-      }
-    }
+    // The row's ink, if any, lies within [x0, x1]: a row counts for the vertical extent if it has any.
+    if (!inked && x1 >= x0) inked = firstInk(data, words, base + x0, base + x1 + 1) >= 0;
     if (inked) {
       if (y < y0) y0 = y;
       y1 = y;

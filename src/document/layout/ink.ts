@@ -167,6 +167,26 @@ export function inkCount(data: Uint8Array, words: Uint32Array, from: number, to:
   return n;
 }
 
+/** The first index in [from, to) holding ink, or -1; past words with none four pixels at a time. */
+export function firstInk(data: Uint8Array, words: Uint32Array, from: number, to: number): number {
+  const off = data.byteOffset;
+  let i = from;
+  for (; i < to && ((off + i) & 3) !== 0; i++) if (data[i]) return i;
+  while (i + 4 <= to && words[(off + i) >> 2] === 0) i += 4;
+  for (; i < to; i++) if (data[i]) return i;
+  return -1;
+}
+
+/** The last index in [from, to) holding ink, or -1; past words with none four pixels at a time. */
+export function lastInk(data: Uint8Array, words: Uint32Array, from: number, to: number): number {
+  const off = data.byteOffset;
+  let i = to;
+  for (; i > from && ((off + i) & 3) !== 0; i--) if (data[i - 1]) return i - 1;
+  while (i - 4 >= from && words[(off + i - 4) >> 2] === 0) i -= 4;
+  for (; i > from; i--) if (data[i - 1]) return i - 1;
+  return -1;
+}
+
 /** Whether a 32-bit word's lowest byte lane is its first byte in memory (it is on every platform Node runs on but s390x). */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
