@@ -3,7 +3,7 @@
  * weakest row, specks and rules dropped, accents folded into their line, each band boxed tightly with padding.
  */
 import type { GrayPage } from '../decode-image.js';
-import { binarize, type Box, type InkMap, inkCount, wordsOf } from './ink.js';
+import { binarize, type Box, firstInk, type InkMap, inkCount, lastInk, wordsOf } from './ink.js';
 
 export type { Box } from './ink.js';
 
@@ -95,6 +95,7 @@ export function lineBands(ink: InkMap, r: Box, typical?: number): Box[] {
     merged.push(b);
   }
   const out: Box[] = [];
+  const words = wordsOf(ink.data);
   for (const b of merged) {
     let left = r.x + r.width;
     let right = -1;
@@ -102,18 +103,10 @@ export function lineBands(ink: InkMap, r: Box, typical?: number): Box[] {
     // far, in from the right down to the rightmost (the band's middle is read once, not once per row).
     for (let y = b.top; y < b.bottom; y++) {
       const base = y * ink.width;
-      for (let x = r.x; x < left; x++) {
-        if (ink.data[base + x]) {
-          left = x;
-          break;
-        }
-      }
-      for (let x = r.x + r.width - 1; x > right; x--) {
-        if (ink.data[base + x]) {
-          right = x;
-          break;
-        }
-      }
+      const l = firstInk(ink.data, words, base + r.x, base + left);
+      if (l >= 0) left = l - base;
+      const rr = lastInk(ink.data, words, base + Math.max(r.x, right + 1), base + r.x + r.width);
+      if (rr >= 0) right = rr - base;
     }
     if (right >= left) out.push({ x: left, y: b.top, width: right - left + 1, height: b.bottom - b.top });
   }
