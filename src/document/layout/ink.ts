@@ -127,10 +127,14 @@ export function inkOf(page: GrayPage): InkMap {
   return { width: page.width, height: page.height, data };
 }
 
-/** The page's ink as a map of its own (the layout erases rules and pictures from it). */
+/**
+ * The page's ink as a map of its own (the layout erases rules and pictures from it): the shared one, if there is
+ * one, handed over and forgotten rather than copied (a later inkOf makes it anew), so that a page never holds two.
+ */
 export function binarize(page: GrayPage): InkMap {
   const shared = inkMaps.get(page.data);
-  return { width: page.width, height: page.height, data: shared ? shared.slice() : threshold(page.data, inkThreshold(page)) };
+  inkMaps.delete(page.data);
+  return { width: page.width, height: page.height, data: shared ?? threshold(page.data, inkThreshold(page)) };
 }
 
 /** The 32-bit words of an ink map's buffer (its pixels four at a time). */
