@@ -8,7 +8,11 @@
  * our renderer first (that rendering is not in tesseract's time; Specula's time includes its own).
  *
  *   npm run bench:pages -- [--sets docbank_pages,docling_pages,tesseract_pages] [--limit N] [--no-tesseract]
- *                          [--systems default,ar] [--out bench/results/pages.json]
+ *                          [--systems default,ar] [--rounds N] [--out bench/results/pages.json]
+ *
+ * With --rounds N every system reads each set N times, the order reversed every other round (A B t, t B A, ...),
+ * and a row gives the median round's figures with every round's pages/s beside them: this machine's speed drifts
+ * 10-20% within minutes, and one system measured minutes after another can take the drift for a difference.
  *
  * Writes the JSON, a chart beside it (pages.png: pages/s per set and system) and prints a table.
  */
@@ -39,8 +43,10 @@ const { values } = parseArgs({
     'no-tesseract': { type: 'boolean', default: false },
     precision: { type: 'string' },
     out: { type: 'string', default: 'bench/results/pages.json' },
+    rounds: { type: 'string', default: '1' },
   },
 });
+const rounds = Math.max(1, Math.floor(Number(values.rounds)));
 
 /** Specula's systems: the decoding each passes to the reader. */
 const SYSTEMS: Record<string, { label: string; args: string[] }> = {
@@ -64,6 +70,8 @@ interface SystemRow {
   linesPerPage?: number;
   tokensPerForward?: number;
   precision?: string;
+  /** With --rounds: every round's pages/s, in the order run (the row's other figures are the median round's). */
+  roundsPagesPerSecond?: number[];
   perPage: { file: string; page: number; ned: number; seconds: number; error?: string }[];
 }
 
@@ -155,14 +163,20 @@ try {
     const pages = loadPageSet(evalDir, set).filter((p) => p.truth !== undefined).slice(0, limit);
     console.error(`${set}: ${pages.length} pages`);
     // Interleaved within the set, one system at a time with nothing else running: ratios hold while the
-    // machine's speed drifts between sets.
-    for (const s of systems) {
-      rows.push(await specula(set, s, pages));
-      console.error(`  ${rows[rows.length - 1].system}: ${rows[rows.length - 1].pagesPerSecond.toFixed(2)} pages/s`);
+    // machine's speed drifts between sets. Over several rounds the order turns round each time.
+    const order = [...systems, ...(tessVersion ? ['tesseract'] : [])];
+    const runs = new Map<string, SystemRow[]>(order.map((s) => [s, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const s of round % 2 ? [...order].reverse() : order) {
+        const row = s === 'tesseract' ? await tesseract(set, pages) : await specula(set, s, pages);
+        runs.get(s)?.push(row);
+        console.error(`  ${rounds > 1 ? `round ${round + 1}: ` : ''}${row.system}: ${row.pagesPerSecond.toFixed(2)} pages/s`);
+      }
     }
-    if (tessVersion) {
-      rows.push(await tesseract(set, pages));
-      console.error(`  ${rows[rows.length - 1].system}: ${rows[rows.length - 1].pagesPerSecond.toFixed(2)} pages/s`);
+    for (const s of order) {
+      const all = runs.get(s) ?? [];
+      const mid = [...all].sort((a, b) => a.pagesPerSecond - b.pagesPerSecond)[Math.floor(all.length / 2)];
+      rows.push(rounds > 1 ? { ...mid, roundsPagesPerSecond: all.map((r) => r.pagesPerSecond) } : mid);
     }
   }
 } finally {
@@ -175,10 +189,13 @@ const speedups = sets.map((set) => {
   const def = of('Specula (default');
   const ar = of('Specula, plain');
   const tess = of('tesseract');
+  const perRound = def?.roundsPagesPerSecond && tess?.roundsPagesPerSecond ? def.roundsPagesPerSecond.map((v, i) => v / (tess.roundsPagesPerSecond?.[i] ?? NaN)) : null;
   return {
     set,
     defaultOverTesseract: def && tess ? def.pagesPerSecond / tess.pagesPerSecond : null,
     defaultOverAr: def && ar ? def.pagesPerSecond / ar.pagesPerSecond : null,
+    // With --rounds: each round's ratio of the two (measured minutes apart at most).
+    ...(perRound ? { defaultOverTesseractPerRound: perRound } : {}),
   };
 });
 const report = {
@@ -187,6 +204,7 @@ const report = {
   tesseract: tessVersion,
   scoring: 'NED of markdown with its syntax stripped, by src/eval/ned.ts (as `npm run eval` scores pages); page headers and footers dropped where a set\'s truth has none (docling)',
   timing: 'pages/s = pages / wall seconds over the whole set in one process (Specula: model load excluded, reported as loadSeconds; tesseract: one process per core); stage times are per page and overlap across pages',
+  rounds,
   speedups,
   rows,
 };
@@ -210,7 +228,7 @@ const bars = sets.flatMap((set, g) => labels.map((label, k) => {
 }));
 const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="DejaVu Sans" font-size="12">
 <rect width="100%" height="100%" fill="white"/>
-<text x="60" y="20">pages per second on ${cpus().length} cores, same pages, one run (${report.created.slice(0, 10)})</text>
+<text x="60" y="20">pages per second on ${cpus().length} cores, same pages, ${rounds > 1 ? `median of ${rounds} rounds` : 'one run'} (${report.created.slice(0, 10)})</text>
 <line x1="60" y1="${H - 110}" x2="${W - 20}" y2="${H - 110}" stroke="#444"/><line x1="60" y1="30" x2="60" y2="${H - 110}" stroke="#444"/>
 ${bars.join('\n')}
 ${sets.map((set, g) => `<text x="${(60 + g * groupW + 15).toFixed(1)}" y="${H - 92}">${set}</text>`).join('')}
@@ -229,6 +247,7 @@ for (const r of rows) {
   console.log(`| ${r.set} | ${r.system} | ${r.pages} | ${r.pagesPerSecond.toFixed(2)} | ${r.ned.toFixed(3)} | ${r.peakRssMb?.toFixed(0) ?? '-'} | ${r.loadSeconds?.toFixed(2) ?? ''} | ${st} |`);
 }
 for (const s of speedups) {
-  console.log(`${s.set}: default ${s.defaultOverTesseract?.toFixed(2) ?? '-'}x tesseract's pages/s, ${s.defaultOverAr?.toFixed(2) ?? '-'}x plain AR's`);
+  const each = s.defaultOverTesseractPerRound ? ` (rounds: ${s.defaultOverTesseractPerRound.map((v) => v.toFixed(2)).join(', ')})` : '';
+  console.log(`${s.set}: default ${s.defaultOverTesseract?.toFixed(2) ?? '-'}x tesseract's pages/s${each}, ${s.defaultOverAr?.toFixed(2) ?? '-'}x plain AR's`);
 }
 console.log(`\nwritten to ${values.out} and ${plot}`);
