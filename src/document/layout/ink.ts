@@ -113,11 +113,11 @@ function threshold(src: Uint8Array, thr: number): Uint8Array {
 
 /**
  * Each image's ink, kept while the image is: orientation reads it to choose between rows and columns, and the
- * layout then starts from it again (an upright page without skew is one image throughout). Never changed in place.
+ * layout then takes it over (an upright page without skew is one image throughout). Never changed while shared.
  */
 const inkMaps = new WeakMap<Uint8Array, Uint8Array>();
 
-/** The page's ink, shared: read it, do not change it (binarize gives a copy to change). */
+/** The page's ink, shared: read it, do not change it (binarize gives a map to change). */
 export function inkOf(page: GrayPage): InkMap {
   let data = inkMaps.get(page.data);
   if (!data) {
