@@ -10,6 +10,7 @@
  * into its own background or turned negative. Clean white paper is returned untouched.
  */
 import type { GrayPage } from './decode-image.js';
+import { wordsOf } from './layout/ink.js';
 
 /** Cell side in pixels: under a line's height at 200 dpi, so a panel's edge is found to within a cell. */
 const CELL = 16;
@@ -65,7 +66,7 @@ function cellStats(page: GrayPage): CellStats {
   // of paper spans a few levels, not 256 (a page is mostly paper; the full-width version was a tenth of layout).
   const hist = new Uint32Array(256);
   const { data } = page;
-  const words = new Uint32Array(data.buffer, 0, data.buffer.byteLength >> 2);
+  const words = wordsOf(data);
   for (let cy = 0; cy < rows; cy++) {
     for (let cx = 0; cx < cols; cx++) {
       const x1 = Math.min(page.width, (cx + 1) * CELL);
@@ -216,16 +217,16 @@ export function flattenBackground(page: GrayPage): GrayPage {
     for (let cx = 0; cx < cols; cx++) {
       const x0 = cx * CELL;
       const x1 = Math.min(page.width, x0 + CELL);
-      if (same[cy * cols + cx]) {
+      const c = cy * cols + cx;
+      if (same[c]) {
         out.set(page.data.subarray(row + x0, row + x1), row + x0);
         continue;
       }
+      const b = bg[c];
+      const up = ny * cols + cx;
       for (let x = x0; x < x1; x++) {
         const nx = Math.min(cols - 1, Math.max(0, x % CELL < CELL / 2 ? cx - 1 : cx + 1));
-        const c = cy * cols + cx;
-        const b = bg[c];
         const p = page.data[row + x];
-        const up = ny * cols + cx;
         const side = cy * cols + nx;
         const corner = ny * cols + nx;
         // Where cells of both polarities meet (a panel's edge), a pixel at either side's background is background:
