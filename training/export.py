@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import collate, held_out, make_sample  # noqa: E402
 from layer_inputs import split_layer_inputs  # noqa: E402
+from position_mask import per_position_mask, windowed_case  # noqa: E402
 from model import NEG, OCRModel, greedy_decode, load_model  # noqa: E402
 from render import IMAGE_HEIGHT, MAX_WIDTH, READ_CHARS, READ_WIDTH, WIDTH_MULTIPLE  # noqa: E402
 
@@ -149,6 +150,8 @@ def main():
                                     "vis_attn": {0: "batch", 1: "new", 2: "visual"}})
     # The stacked K/V inputs become one per layer, so that onnxruntime does not copy them on every forward.
     onnx.save(split_layer_inputs(onnx.load(dpath)), dpath)
+    # The visual mask per new token ([B, 1|T, V]), so focal pruning can give each drafted position its own window.
+    onnx.save(per_position_mask(onnx.load(dpath)), dpath)
 
     golden = {
         "tolerance": 2e-3,
@@ -170,6 +173,7 @@ def main():
                               "vis_attn": {"shape": list(mass2.shape), "data": b64f32(mass2)}}},
         "greedy": {"texts": [charset.decode(r) for r in out.tolist()], "labels": b["texts"]},
     }
+    golden["windowed"] = windowed_case(decoder, vk, vv, vm, golden["prefill"]["inputs"])
     with open(os.path.join(args.out, "golden.json"), "w") as f:
         json.dump(golden, f)
 

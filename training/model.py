@@ -159,14 +159,16 @@ class OCRModel(nn.Module):
     def decode(self, tokens, positions, cache_k, cache_v, vis_k, vis_v, vis_mask, attn_bias, focal=(1, 2), attention_of=-1):
         """New tokens against the static text cache and the visual K/V.
 
-        tokens/positions [B,T]; cache_k/v [L,B,H,C,dh]; vis_k/v [L,B,H,V,dh]; vis_mask [B,V];
+        tokens/positions [B,T]; cache_k/v [L,B,H,C,dh]; vis_k/v [L,B,H,V,dh]; vis_mask [B,V] or [B,1|T,V];
         attn_bias [B,T,C+T] over (cache slots, new tokens). Returns logits [B,T,vocab], hidden [B,T,d],
         new K/V [L,B,H,T,dh], and the focal layers' mean attention mass on each visual token [B,T,V]
         (and, with attention_of >= 0 (training), that layer's head-0 attention over the visual tokens [B,T,V]).
         """
         x = self.text_embed(tokens, positions)
         head0 = None
-        vb = ((1.0 - vis_mask) * NEG)[:, None, :]  # B,1,V
+        vb = (1.0 - vis_mask) * NEG  # B,V, or B,T,V: each new token its own visual tokens (focal pruning)
+        if vb.dim() == 2:
+            vb = vb[:, None, :]
         vb = vb.expand(-1, tokens.shape[1], -1)  # B,T,V
         bias = torch.cat([vb, attn_bias], dim=-1)[:, None]  # B,1,T,V+C+T
         nv = vis_k.shape[3]

@@ -19,6 +19,12 @@ export interface StepInput {
    * forward makes none of their garbage (at 8 rows of 33 tokens, a quarter of a forward's output bytes).
    */
   fetch?: { hidden?: boolean; visAttn?: boolean };
+  /**
+   * Which visual tokens each new token sees, [B, T, V] (focal pruning while verifying a draft: each drafted position
+   * its own window); left out, every new token of a row sees its row's `vis.mask`. Only for a graph that
+   * takesPositionMask.
+   */
+  visMask?: Float32Array;
 }
 
 export interface StepOutput {
@@ -45,6 +51,22 @@ export function kvFeeds(session: ort.InferenceSession, name: string, data: Float
   const feeds: Record<string, ort.Tensor> = {};
   for (let l = 0; l < layers; l++) feeds[`${name}_${l}`] = new ort.Tensor('float32', data.subarray(l * per, (l + 1) * per), rest);
   return feeds;
+}
+
+const positionMasks = new WeakMap<ort.InferenceSession, boolean>();
+
+/**
+ * Does this decoder take its visual mask per new token ([B, 1 | T, V]: training/position_mask.py) rather than per
+ * row ([B, V], graphs exported before it)?
+ */
+export function takesPositionMask(session: ort.InferenceSession): boolean {
+  let yes = positionMasks.get(session);
+  if (yes === undefined) {
+    const meta = session.inputMetadata.find((m) => m.name === 'vis_mask');
+    yes = meta !== undefined && meta.isTensor && meta.shape.length === 3;
+    positionMasks.set(session, yes);
+  }
+  return yes;
 }
 
 export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualState, input: StepInput): Promise<StepOutput> {
@@ -79,7 +101,7 @@ export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualSta
     ...kvFeeds(session, 'cache_v', cache.v, cache.dims),
     ...kvFeeds(session, 'vis_k', vis.k, visDims),
     ...kvFeeds(session, 'vis_v', vis.v, visDims),
-    vis_mask: new ort.Tensor('float32', vis.mask, [b, vis.visual]),
+    vis_mask: visMaskFeed(session, vis, input.visMask, t),
     attn_bias: new ort.Tensor('float32', bias, [b, t, c + t]),
   }, fetches);
   return {
@@ -91,4 +113,13 @@ export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualSta
     t,
     vocab: bundle.config.dims.vocabSize,
   };
+}
+
+/** The visual mask as the graph takes it: per row ([B, V]), or per new token ([B, 1, V] shared, [B, T, V] each its own). */
+function visMaskFeed(session: ort.InferenceSession, vis: VisualState, perToken: Float32Array | undefined, t: number): ort.Tensor {
+  if (!takesPositionMask(session)) {
+    if (perToken) throw new Error('this decoder graph takes one visual mask per row, not per new token');
+    return new ort.Tensor('float32', vis.mask, [vis.batch, vis.visual]);
+  }
+  return perToken ? new ort.Tensor('float32', perToken, [vis.batch, t, vis.visual]) : new ort.Tensor('float32', vis.mask, [vis.batch, 1, vis.visual]);
 }

@@ -83,6 +83,58 @@ export function draftSelection(focal: readonly number[], fixation: number, depth
 }
 
 /**
+ * Each new token's own visual window in a step that verifies a draft (issue 27: text-conditioned routing for
+ * verification, with FastOCR's fixation reuse): the fed token keeps the reader's selection; drafted token j gets that
+ * selection moved by how far right of where the decoder reads token j was read from (`columns`: the CTC drafter's
+ * frame for each drafted token; without them, `perChar` columns per draft depth). Index 0 is the fed token, 1 + j
+ * drafted token j, as the row's forward lays them out. Columns past the line's ends are pulled in to its edge.
+ */
+export function positionWindows(focal: readonly number[], fixation: number, depthOf: readonly number[], columns: readonly number[] | undefined, real: number, perChar: number): number[][] {
+  const out: number[][] = [[...focal]];
+  depthOf.forEach((depth, j) => {
+    const shift = Math.round(columns?.[j] ?? fixation + depth * perChar) - fixation;
+    const moved = new Set<number>();
+    for (const c of focal) moved.add(Math.min(real - 1, Math.max(0, c + shift)));
+    out.push([...moved].sort((a, b) => a - b));
+  });
+  return out;
+}
+
+/** The columns any of a row's windows holds: what its forward gathers. */
+export function unionOf(windows: readonly (readonly number[])[]): number[] {
+  const all = new Set<number>();
+  for (const w of windows) for (const c of w) all.add(c);
+  return [...all].sort((a, b) => a - b);
+}
+
+/**
+ * The per-token visual mask [B, T, width] of a pruned forward over a gathered state: row r's new token i sees the
+ * gathered slots of its own window (`windows[r][i]`; a row without windows, or a slot past its draft (padding, a
+ * diffusion block), sees every slot its row gathered).
+ */
+export function positionMask(gathered: VisualState, cols: readonly (readonly number[])[], windows: readonly (readonly (readonly number[])[] | null)[], t: number): Float32Array {
+  const width = gathered.visual;
+  const mask = new Float32Array(gathered.batch * t * width);
+  for (let r = 0; r < gathered.batch; r++) {
+    const own = gathered.mask.subarray(r * width, (r + 1) * width);
+    const slotOf = new Map(cols[r].map((c, j) => [c, j]));
+    for (let i = 0; i < t; i++) {
+      const at = (r * t + i) * width;
+      const win = windows[r]?.[i];
+      if (!win) {
+        mask.set(own, at);
+        continue;
+      }
+      for (const c of win) {
+        const j = slotOf.get(c);
+        if (j !== undefined) mask[at + j] = 1;
+      }
+    }
+  }
+  return mask;
+}
+
+/**
  * A visual state holding only each row's selected columns (null = all its real tokens), padded to the longest
  * selection with masked slots; `cols[r][j]` says which original column slot j of row r is.
  */

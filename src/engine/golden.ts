@@ -9,7 +9,7 @@ import { type Bundle, HEAD_FILES } from './bundle.js';
 import { EngineError } from './errors.js';
 import { decodeGreedy } from './greedy.js';
 import { KvCache } from './kv-cache.js';
-import { kvFeeds } from './decoder-step.js';
+import { kvFeeds, takesPositionMask } from './decoder-step.js';
 import { ctcLogSoftmax } from './ctc-head.js';
 import { runVision } from './vision.js';
 
@@ -27,6 +27,11 @@ interface Golden {
   prefill: {
     inputs: { tokens: number[][]; positions: number[][]; cache: number; attn_bias: Packed };
     expected: Record<'logits' | 'hidden' | 'new_k' | 'new_v' | 'vis_attn', Packed>;
+  };
+  /** The prefill again, each new token seeing a window of its own (vis_mask [B, T, V]: focal pruning's per-position mask). */
+  windowed?: {
+    inputs: { vis_mask: Packed };
+    expected: Record<'logits' | 'vis_attn', Packed>;
   };
   step: {
     inputs: { tokens: number[][]; positions: number[][]; attn_bias: Packed };
@@ -102,7 +107,11 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   expect('vision.vis_v_sum', Float32Array.of(relSum(sum(vis.v), g.vision.expected.vis_v_sum)), Float32Array.of(0), sumTol);
 
   const B = px.shape[0];
-  const run = async (tokens: number[][], positions: number[][], cacheK: Float32Array, cacheV: Float32Array, c: number, bias: Packed) => {
+  const perToken = takesPositionMask(bundle.decoder);
+  if (perToken !== Boolean(g.windowed)) {
+    throw new EngineError('GOLDEN_MISMATCH', perToken ? `the decoder takes a visual mask per new token but golden.json has no windowed case (training/position_mask.py --bundle) (${file})` : `golden.json has a windowed case but the decoder takes one visual mask per row (${file})`, file);
+  }
+  const run = async (tokens: number[][], positions: number[][], cacheK: Float32Array, cacheV: Float32Array, c: number, bias: Packed, mask?: Packed) => {
     const t = tokens[0].length;
     const visDims = [L, B, H, vis.visual, dh];
     const session = bundle.decoder;
@@ -113,7 +122,7 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
       ...kvFeeds(session, 'cache_v', cacheV, [L, B, H, c, dh]),
       ...kvFeeds(session, 'vis_k', vis.k, visDims),
       ...kvFeeds(session, 'vis_v', vis.v, visDims),
-      vis_mask: new ort.Tensor('float32', vis.mask, [B, vis.visual]),
+      vis_mask: mask ? new ort.Tensor('float32', unpack(mask), mask.shape) : new ort.Tensor('float32', vis.mask, perToken ? [B, 1, vis.visual] : [B, vis.visual]),
       attn_bias: new ort.Tensor('float32', unpack(bias), bias.shape),
     });
   };
@@ -122,6 +131,10 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const pre = await run(g.prefill.inputs.tokens, g.prefill.inputs.positions, empty, empty, c, g.prefill.inputs.attn_bias);
   for (const name of ['logits', 'hidden', 'new_k', 'new_v', 'vis_attn'] as const) {
     expect(`prefill.${name}`, pre[name].data as Float32Array, unpack(g.prefill.expected[name]), decoderTol);
+  }
+  if (g.windowed) {
+    const win = await run(g.prefill.inputs.tokens, g.prefill.inputs.positions, empty, empty, c, g.prefill.inputs.attn_bias, g.windowed.inputs.vis_mask);
+    for (const name of ['logits', 'vis_attn'] as const) expect(`windowed.${name}`, win[name].data as Float32Array, unpack(g.windowed.expected[name]), decoderTol);
   }
   // The engine's own cache writer puts the prefill's K/V into slots 0..T-1, as the golden step expects.
   const cache = new KvCache(L, H, dh, B, c);

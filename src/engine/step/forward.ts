@@ -2,9 +2,9 @@
  * The step's one decoder forward: every row's [last token, ...draft, ...mask blocks], padded to the widest row,
  * positioned by depth, masked by who may see whom; rows with a focal selection attend to their columns only.
  */
-import { decoderStep } from '../decoder-step.js';
+import { decoderStep, takesPositionMask } from '../decoder-step.js';
 import { depths } from '../draft.js';
-import { draftSelection, gatherVisual, MAX_PRUNED_ROWS } from '../focal.js';
+import { draftSelection, gatherVisual, MAX_PRUNED_ROWS, positionMask, positionWindows, unionOf } from '../focal.js';
 import { layoutRow } from '../row-layout.js';
 import type { StepContext, StepRecord } from './record.js';
 
@@ -28,14 +28,21 @@ export async function forward(ctx: StepContext, rec: StepRecord): Promise<void> 
   rec.fullRows = seqs.map((s) => !pruning || s.focal === null);
   // A pruned forward's cost includes gathering its columns.
   const t0 = performance.now();
-  // A pruned row verifying a draft also attends where each drafted token was read from (focal.ts).
-  const selections = seqs.map((s, r) => {
-    if (s.done) return [0];
-    if (!pruning || s.focal === null) return null;
+  // A pruned row verifying a draft: each new token sees its own window, the reader's selection moved to where the
+  // token it decides was read from (focal.ts); the forward gathers their union. A graph that takes one visual mask
+  // per row gets the union for every token.
+  const perToken = pruning && takesPositionMask(ctx.bundle.decoder);
+  const windows = seqs.map((s, r) => {
+    if (s.done || !pruning || s.focal === null) return null;
     const d = drafts[r];
-    return draftSelection(s.focal, s.fixation, d.tokens.length ? depths(d) : [], d.columns, s.real, s.real / Math.max(1, s.ctc.length));
+    const perChar = s.real / Math.max(1, s.ctc.length);
+    const dep = d.tokens.length ? depths(d) : [];
+    if (!perToken) return [draftSelection(s.focal, s.fixation, dep, d.columns, s.real, perChar)];
+    return positionWindows(s.focal, s.fixation, dep, d.columns, s.real, perChar);
   });
+  const selections = seqs.map((s, r) => (s.done ? [0] : windows[r] ? unionOf(windows[r] as number[][]) : null));
   const gathered = pruning ? gatherVisual(ctx.vis, selections, nLayers, nHeads, headDim, ctx.pool) : null;
+  const visMask = gathered && perToken ? positionMask(gathered.state, gathered.cols, windows, t) : undefined;
   // The optional outputs only where a row reads them (verify.ts): drafting heads read the hidden state, focal
   // pruning and routed drafting the visual attention.
   const live = seqs.filter((s) => !s.done);
@@ -43,7 +50,7 @@ export async function forward(ctx: StepContext, rec: StepRecord): Promise<void> 
     hidden: live.some((s) => s.p.task.drafter.usesHiddenState),
     visAttn: live.some((s) => s.p.task.drafter.usesAttention || (s.p.task.visualKeep ?? 1) < 1),
   };
-  rec.out = await decoderStep(ctx.bundle, ctx.cache, gathered?.state ?? ctx.vis, { tokens, positions, attend, fetch });
+  rec.out = await decoderStep(ctx.bundle, ctx.cache, gathered?.state ?? ctx.vis, { tokens, positions, attend, fetch, ...(visMask ? { visMask } : {}) });
   rec.forwardMs = performance.now() - t0;
   rec.layout = layout;
   rec.width = t;
