@@ -24,14 +24,21 @@ try {
   process.exit(0);
 }
 
+/**
+ * Passes still running. Close waits for them: a session released under a running pass is freed memory the pass
+ * still writes to (passes outside the scheduler, such as a page's orientation check, can be running when the
+ * engine closes).
+ */
+const running = new Set<Promise<void>>();
+
 port.on('message', (req: VisionRequest | { close: true }) => {
   if ('close' in req) {
     // Release the session here, then let the thread end by itself: terminating a thread that still holds a
     // session aborts the whole process when onnxruntime's finalizers run.
-    void session.release().finally(() => port.close());
+    void Promise.allSettled(running).then(() => session.release()).finally(() => port.close());
     return;
   }
-  void (async (): Promise<void> => {
+  const pass = (async (): Promise<void> => {
     try {
       const out = await runVisionSession(session, inputOf(req, data.head.spec.height), data.head);
       const res: VisionResponse = { id: req.id, out };
@@ -40,4 +47,6 @@ port.on('message', (req: VisionRequest | { close: true }) => {
       port.postMessage({ id: req.id, error: (e as Error).message } satisfies VisionResponse);
     }
   })();
+  running.add(pass);
+  void pass.finally(() => running.delete(pass));
 });

@@ -4,6 +4,8 @@ import type { JobHandler, JobQueue } from './queue.js';
 export class MemoryJobQueue implements JobQueue {
   private readonly waiting: string[] = [];
   private readonly running = new Map<string, AbortController>();
+  /** The running handlers, so close() can wait for them to record their end before the engine goes. */
+  private readonly settling = new Set<Promise<void>>();
   private handler: JobHandler | null = null;
   private concurrency = 1;
   private closed = false;
@@ -34,9 +36,18 @@ export class MemoryJobQueue implements JobQueue {
     return this.waiting.length;
   }
 
+  /** Abort what runs and wait (a few seconds at most) for those jobs to record their end. */
   async close(): Promise<void> {
     this.closed = true;
     for (const c of this.running.values()) c.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled(this.settling),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, 5_000);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   private pump(): void {
@@ -45,12 +56,14 @@ export class MemoryJobQueue implements JobQueue {
       const ctrl = new AbortController();
       this.running.set(id, ctrl);
       // A handler that throws has already recorded its failure; the queue only moves on.
-      this.handler(id, ctrl.signal, { attempt: 1 })
+      const settled: Promise<void> = this.handler(id, ctrl.signal, { attempt: 1 })
         .catch(() => undefined)
         .finally(() => {
           this.running.delete(id);
+          this.settling.delete(settled);
           this.pump();
         });
+      this.settling.add(settled);
     }
   }
 }
