@@ -39,6 +39,10 @@ export const Line = builder.objectRef<LineOut>('Line').implement({
     text: t.exposeString('text', { description: 'The line\'s text as read.' }),
     box: t.field({ type: Box, description: 'Where the line lies on the page.', resolve: (l) => l.box }),
     confidence: t.float({ nullable: true, description: 'Mean probability of the line\'s tokens.', resolve: (l) => l.confidence ?? null }),
+    unread: t.boolean({
+      description: 'True where the page was found to be in a script the model never learnt (Hangul, Han, Cyrillic, ...) and this line with it: its text is the CTC head\'s reading, not decoded, and not to be trusted.',
+      resolve: (l) => l.unread ?? false,
+    }),
     // Stored with the job's result, not fetched: a line's words count once, not ten times over.
     words: t.field({ type: [Word], nullable: true, complexity: { field: 1, multiplier: 1 }, description: 'The line\'s words, left to right; null unless the job asked for words (or a word-level format).', resolve: (l) => l.words ?? null }),
   }),

@@ -135,12 +135,16 @@ describe('the shipped model bundle', () => {
     rmSync(dir, { recursive: true });
   });
 
-  it('a config.json that is not JSON, or lacks a field, is reported by name', async () => {
+  it('a config.json that is not JSON, lacks a field, or has a script gate that does not fit its vocabulary is reported by name', async () => {
     const dir = copyBundle();
     const path = join(dir, 'config.json');
     const good = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
     writeFileSync(path, '{ "name": ');
     await failsWith(loadBundle(dir), 'BUNDLE_CORRUPT_FILE', path);
+    // A script gate with a weight per vocabulary entry but one.
+    const gate = good.scriptGate as { weights: number[] };
+    writeFileSync(path, JSON.stringify({ ...good, scriptGate: { ...gate, weights: gate.weights.slice(1) } }));
+    await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);
     delete good.vocab;
     writeFileSync(path, JSON.stringify(good));
     await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);

@@ -17,6 +17,11 @@ export interface LineOut {
   box: Box;
   text: string;
   confidence?: number;
+  /**
+   * Set where the page was found to be in a script the model never learnt and the gate flagged this line: its text
+   * is the CTC head's reading, not decoded (engine/script-gate.ts).
+   */
+  unread?: boolean;
   /** Asked for (word boxes): the line's words, left to right, with their boxes and confidences. */
   words?: WordOut[];
 }

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { type BundleFile, checkedBytes } from './bundle-file.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { EngineError } from './errors.js';
+import { ScriptGateSchema } from './script-gate.js';
 import { Tokenizer } from './tokenizer.js';
 import { InProcessVision, RestartingVision, type VisionHead, type VisionRunner } from './vision-runner.js';
 
@@ -81,6 +82,8 @@ export const BundleConfigSchema = z.object({
    */
   region: z.object({ maxLines: z.number().int().positive(), lineStride: z.number().int().positive() }).passthrough().optional(),
   diffusion: z.object({ blockMin: z.number().int().positive(), blockMax: z.number().int().positive() }).passthrough().optional(),
+  /** The probe that says a line is in a script the model never learnt (engine/script-gate.ts), where the bundle has one. */
+  scriptGate: ScriptGateSchema.optional(),
   golden: z.string(),
   training: z.record(z.string(), z.unknown()).optional(),
   accuracy: z.record(z.string(), z.unknown()).optional(),
@@ -159,6 +162,9 @@ export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
   const c = parsed.data;
   if (c.vocab.length !== c.dims.vocabSize) {
     throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: ${path}: vocab has ${c.vocab.length} entries, dims.vocabSize says ${c.dims.vocabSize}`, path);
+  }
+  if (c.scriptGate && c.scriptGate.weights.length !== c.dims.vocabSize) {
+    throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: ${path}: scriptGate has ${c.scriptGate.weights.length} weights for a vocabulary of ${c.dims.vocabSize}`, path);
   }
   return c;
 }

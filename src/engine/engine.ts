@@ -7,6 +7,7 @@ import type { Glyph } from './ctc-align.js';
 import { ctcConfidence } from './ctc-confidence.js';
 import { DraftingContext } from './drafting-context.js';
 import { EngineError } from './errors.js';
+import { unreadScore } from './script-gate.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
 import { checkCrop, type GrayCrop, type ImageSpec } from './preprocess.js';
@@ -25,6 +26,8 @@ export interface LineReading {
   ctcText: string;
   /** Asked for (ReadOptions.align): each character of `text` with its crop columns and probability. */
   glyphs?: Glyph[];
+  /** In a script the model lacks (ReadOptions.unreadScripts): `text` is the CTC head's reading, nothing was decoded. */
+  unread?: boolean;
 }
 
 /** A multi-line region read as one sequence: its text (lines joined by '\n') and its lines. */
@@ -51,6 +54,11 @@ export interface ReadOptions {
   /** Committed tokens of line `index` as they are decided; fromDraft marks tokens of an accepted draft. */
   onTokens?: (index: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
+  /**
+   * Lines the bundle's script gate flags (engine/script-gate.ts) are read by the CTC head alone and marked `unread`
+   * (a caller sets it for a page it has found to be in such a script). No effect on a bundle without a gate.
+   */
+  unreadScripts?: boolean;
 }
 
 export interface EngineOptions extends BundleOptions {
@@ -272,6 +280,7 @@ export class Engine {
         align: opts.align,
         signal: opts.signal,
         ...(maxChars !== undefined ? { maxChars } : {}),
+        ...(opts.unreadScripts && this.bundle.config.scriptGate ? { unreadGate: this.bundle.config.scriptGate } : {}),
         onTokens: tokens ? (ids, fromDraft, drafted) => tokens(decoded(ids), fromDraft, drafted) : undefined,
       }).then((out) => {
         if (!out.tooLong) metrics.vision(out.visionGroup, out.visionMs);
@@ -292,7 +301,7 @@ export class Engine {
         const limit = judge && readChars !== undefined && crop.width > 4 * height ? readChars : undefined;
         const out = await readOne([crop], limit, tokens);
         if (!out.tooLong) {
-          return { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc), ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}) };
+          return { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc), ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}), ...(out.unread ? { unread: true } : {}) };
         }
         pieces = cutWideCrop(crop, Math.min(this.readWidth, Math.floor((crop.width * (readChars ?? 1)) / out.ctc.length)), maxWidth);
       }
@@ -330,9 +339,11 @@ export class Engine {
    * The CTC head's confidence in its own reading of each crop (vision pass only, no decoding): the mean
    * log-probability of the frames that emit a character, and how many did. Cheap enough to ask of a few lines
    * twice, upright and turned, to tell which way up a page is. `keep`: these crops will be read as lines (not
-   * regions), so their visual states are kept for that reading instead of being computed again.
+   * regions), so their visual states are kept for that reading instead of being computed again. `unread`: the
+   * bundle's script gate's score (above 0: a script the model lacks; -Infinity without a gate or on a line too
+   * short to judge).
    */
-  async ctcConfidence(crops: readonly GrayCrop[], opts: { keep?: boolean } = {}): Promise<{ logProb: number; frames: number }[]> {
+  async ctcConfidence(crops: readonly GrayCrop[], opts: { keep?: boolean } = {}): Promise<{ logProb: number; frames: number; unread: number }[]> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     if (!crops.length) return [];
     // A line wider than one vision pass as its pieces, cut as its reading will cut them: their states are the ones
@@ -345,11 +356,17 @@ export class Engine {
     const state = await runVision(this.bundle, { crops: flat });
     if (opts.keep && !this.readsRegions) this.scheduler.remember(flat, state);
     const each = ctcConfidence(state, this.bundle.config.specialIds.ctcBlank);
+    const gate = this.bundle.config.scriptGate;
+    const scores = flat.map((_, r) => (gate ? unreadScore(gate, state, r) : -Infinity));
     let at = 0;
     return pieces.map((p) => {
+      const from = at;
       const mine = each.slice(at, (at += p.length));
       const frames = mine.reduce((n, m) => n + m.frames, 0);
-      return { logProb: frames ? mine.reduce((s, m) => s + (m.frames ? m.logProb * m.frames : 0), 0) / frames : -Infinity, frames };
+      // A line in pieces: the mean of its pieces' scores that could be judged.
+      const judged = scores.slice(from, at).filter((x) => x > -Infinity);
+      const unread = judged.length ? judged.reduce((a, b) => a + b, 0) / judged.length : -Infinity;
+      return { logProb: frames ? mine.reduce((s, m) => s + (m.frames ? m.logProb * m.frames : 0), 0) / frames : -Infinity, frames, unread };
     });
   }
 

@@ -12,6 +12,7 @@ import type { Drafter } from './drafters/drafter.js';
 import { lineGlyphs } from './ctc-align.js';
 import { EngineError } from './errors.js';
 import { FloatPool } from './float-pool.js';
+import { unreadScore } from './script-gate.js';
 import { KvCache } from './kv-cache.js';
 import { checkCrop, type GrayCrop } from './preprocess.js';
 import { type PositionRule, positionRule } from './positions.js';
@@ -310,7 +311,7 @@ export class Scheduler {
   /** A group's rows join the batch, their visual states copied in after the running batch's. */
   private join(landed: VisionPass): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
-    const pass = this.withoutTooLong(landed);
+    const pass = this.withoutTooLong(this.withoutUnread(landed));
     if (!pass.group.length) return;
     const { group, chunks, ms, ctc, ctcFrames, ctcProbs } = pass;
     const { bos } = this.bundle.config.specialIds;
@@ -351,6 +352,36 @@ export class Scheduler {
     if (!long.includes(true)) return pass;
     pass.group.forEach((p, r) => long[r] && p.resolve({ ids: [], ctc: pass.ctc[r], confidence: 0, tooLong: true, visionGroup: 0, visionMs: pass.ms }));
     return partitionPass(pass, (m) => !long[m], this.bundle.config.dims, this.pool, false)[0];
+  }
+
+  /**
+   * Lines their task's script gate flags (a script the model lacks) go back undecoded, `unread`, with their CTC
+   * reading: the decoder would only write Latin garbage to its length cap. Their rows leave the pass as too-long
+   * lines' do.
+   */
+  private withoutUnread(pass: VisionPass): VisionPass {
+    if (!pass.group.some((p) => p.task.unreadGate)) return pass;
+    const rows = pass.chunks.flatMap((c) => Array.from({ length: c.batch }, (_, row) => ({ state: c, row })));
+    const unread = pass.group.map((p, r) => p.task.unreadGate !== undefined && p.task.crops.length === 1 && unreadScore(p.task.unreadGate, rows[r].state, rows[r].row) > 0);
+    if (!unread.includes(true)) return pass;
+    pass.group.forEach((p, r) => {
+      if (!unread[r]) return;
+      const probs = pass.ctcProbs[r] ?? [];
+      const { state, row } = rows[r];
+      const glyphs = p.task.align
+        ? lineGlyphs(state, row, p.task.crops.map((c) => c.width), pass.ctc[r], probs, this.bundle.tokenizer, this.bundle.config.image.visualStride)
+        : undefined;
+      p.resolve({
+        ids: pass.ctc[r],
+        ctc: pass.ctc[r],
+        confidence: probs.length ? probs.reduce((a, b) => a + b, 0) / probs.length : 0,
+        unread: true,
+        ...(glyphs ? { glyphs } : {}),
+        visionGroup: 0,
+        visionMs: pass.ms,
+      });
+    });
+    return partitionPass(pass, (m) => !unread[m], this.bundle.config.dims, this.pool, false)[0];
   }
 
   /** One draft-length policy per request (its drafter instance), shared by its lines. */

@@ -5,6 +5,7 @@ import type { DraftLengthPolicy, DraftLengthSetting } from './draft-length.js';
 import type { Drafter, SequenceView } from './drafters/drafter.js';
 import type { SpecMetrics } from './metrics.js';
 import type { GrayCrop } from './preprocess.js';
+import type { ScriptGate } from './script-gate.js';
 import type { Verifier } from './verifiers/verifier.js';
 import type { VisualState } from './vision.js';
 
@@ -25,6 +26,11 @@ export interface LineTask {
    * the engine to read in pieces (engine/wide-crops.ts).
    */
   maxChars?: number;
+  /**
+   * A line this gate scores above 0 (a script the model never learnt: engine/script-gate.ts) is not decoded: it
+   * comes back at once with its CTC reading, `unread`.
+   */
+  unreadGate?: ScriptGate;
   /** Newly committed tokens of this line, and which of them came from an accepted draft. */
   onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
@@ -39,6 +45,8 @@ export interface LineOutput {
   glyphs?: Glyph[][];
   /** Set when the CTC head read more than LineTask.maxChars characters: nothing was decoded (ids empty). */
   tooLong?: boolean;
+  /** Set when LineTask.unreadGate judged the line to be in a script the model lacks: `ids` are the CTC reading's. */
+  unread?: boolean;
   /** The vision pass this line was admitted with (several lines share one), and what it took. */
   visionGroup: number;
   visionMs: number;

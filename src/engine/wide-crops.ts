@@ -149,6 +149,8 @@ export interface PieceReading {
   confidence: number;
   ctcText: string;
   glyphs?: Glyph[];
+  /** Read by the CTC head alone, in a script the model lacks (LineReading.unread). */
+  unread?: boolean;
 }
 
 /**
@@ -183,6 +185,8 @@ export function joinPieces(pieces: readonly CropPiece[], readings: readonly Piec
     confidence: chars ? weighted / chars : readings.reduce((s, r) => s + r.confidence, 0) / readings.length,
     ctcText: ctc.join(' '),
     ...(glyphs ? { glyphs } : {}),
+    // A line is unread when every piece of it is.
+    ...(readings.length && readings.every((r) => r.unread) ? { unread: true } : {}),
   };
 }
 

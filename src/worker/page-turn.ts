@@ -13,6 +13,7 @@ import { cropLineImage, lineImageTurn } from '../document/line-image.js';
 import { turnPage } from '../document/orientation.js';
 import type { Engine } from '../engine/engine.js';
 import type { GrayCrop } from '../engine/preprocess.js';
+import { inUnreadScript } from './page-script.js';
 
 /** Lines asked about: the longest ones, where the evidence is. */
 const SAMPLE_LINES = 6;
@@ -38,20 +39,30 @@ function pooled(scores: readonly { logProb: number; frames: number }[]): number 
  * Whether crops read better turned half round (a grey crop turned 180 degrees is its pixels in reverse order).
  * Their states as they are are kept for the reading, which usually follows.
  */
-async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[]): Promise<boolean> {
-  if (!sample.length) return false;
-  const asIs = pooled(await engine.ctcConfidence(sample, { keep: true }));
-  if (asIs >= SURE) return false;
-  const turned = pooled(await engine.ctcConfidence(sample.map((c) => ({ ...c, data: c.data.slice().reverse() }))));
-  return turned >= CONFIDENT && turned > asIs + MARGIN;
+async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[]): Promise<PageReading> {
+  if (!sample.length) return { upsideDown: false, unreadScript: false };
+  const first = await engine.ctcConfidence(sample, { keep: true });
+  const asIs = pooled(first);
+  const upright = { upsideDown: false, unreadScript: inUnreadScript(first) };
+  if (asIs >= SURE) return upright;
+  // A Latin page upside down can look like an unread script: the turned reading is asked for either way.
+  const second = await engine.ctcConfidence(sample.map((c) => ({ ...c, data: c.data.slice().reverse() })));
+  const turned = pooled(second);
+  return turned >= CONFIDENT && turned > asIs + MARGIN ? { upsideDown: true, unreadScript: inUnreadScript(second) } : upright;
+}
+
+/** Which way up a page is read, and whether it is in a script the model lacks (worker/page-script.ts). */
+export interface PageReading {
+  upsideDown: boolean;
+  unreadScript: boolean;
 }
 
 /**
- * Whether the page reads better turned half round. `crops` are the page's line crops, one per line box in
+ * Whether the page reads better turned half round, and whether it is in a script the model lacks. `crops` are the page's line crops, one per line box in
  * reading order (as the page will be read): the ones asked about are read from them, and their visual states kept
  * for the reading, so an upright page's orientation costs no vision pass of its own.
  */
-export async function readsUpsideDown(engine: Engine, prepared: PreparedPage, crops: readonly GrayCrop[]): Promise<boolean> {
+export async function howToRead(engine: Engine, prepared: PreparedPage, crops: readonly GrayCrop[]): Promise<PageReading> {
   const lines = prepared.layout.blocks.flatMap((b) => b.lines.map((l) => ({ box: l.box, asked: b.type !== 'figure' && b.type !== 'table' })));
   const sample = lines
     .map((l, i) => ({ ...l, crop: crops[i] }))
@@ -71,5 +82,5 @@ export async function lineImageCrop(engine: Engine, img: GrayPage): Promise<Line
   const turn = lineImageTurn(img) ?? 0;
   if (turn === 0) return cropLineImage(img, engine.imageSpec);
   const crop = await cropLineImage(await turnPage(img, turn), engine.imageSpec);
-  return (await readsBetterHalfRound(engine, [crop])) ? cropLineImage(await turnPage(img, 270), engine.imageSpec) : crop;
+  return (await readsBetterHalfRound(engine, [crop])).upsideDown ? cropLineImage(await turnPage(img, 270), engine.imageSpec) : crop;
 }

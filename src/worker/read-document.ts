@@ -21,7 +21,7 @@ import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/options.js';
 import { drafterSpec } from '../engine/registry.js';
-import { readsUpsideDown } from './page-turn.js';
+import { howToRead } from './page-turn.js';
 
 export interface DocumentReading {
   format: string;
@@ -130,11 +130,14 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         return out;
       };
       let crops = await cut(prepared);
+      let unreadScript = false;
       // Which way up, asked of the model: a page (half round), or a line image on its side (one quarter or the
       // other); an upright line image is read as it is.
       if (!prepared.oneLine || prepared.turn !== 0) {
         const t = performance.now();
-        if (await readsUpsideDown(engine, prepared, crops)) {
+        const how = await howToRead(engine, prepared, crops);
+        unreadScript = how.unreadScript;
+        if (how.upsideDown) {
           prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: prepared.oneLine });
           crops = await cut(prepared);
         }
@@ -156,6 +159,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         metrics,
         align: opts.words || opts.chars,
         signal: stop.signal,
+        unreadScripts: unreadScript,
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
       }).then((r) => {
         const t2 = performance.now();
@@ -164,7 +168,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
           const crop = crops[k];
           const line = r.lines[k++];
           const words = line.glyphs ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
-          return { box: l.box, text: line.text, confidence: line.confidence, ...words };
+          return { box: l.box, text: line.text, confidence: line.confidence, ...(line.unread ? { unread: true } : {}), ...words };
         }));
         // Every box in the page as it came in, whichever way it was turned and straightened to be read.
         const frame: PageFrame = { width: rendered.width, height: rendered.height, turn: prepared.turn, degrees: prepared.degrees };
