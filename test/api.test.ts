@@ -104,6 +104,30 @@ describe('the GraphQL API', () => {
     return (r.data as { parseJob: Job }).parseJob;
   }
 
+  it('a page in a script the model never learnt comes back with its lines marked unread, streamed, nothing decoded; scriptGate: false decodes them', async () => {
+    const korean = readFileSync(join(ROOT, 'test', 'fixtures', 'korean-page.png'));
+    const query = `query($id: ID!) { parseJob(id: $id) { status metrics { forwards } pages { blocks { lines { text unread } } } } }`;
+    type Tree = { parseJob: { status: string; metrics: { forwards: number }; pages: { blocks: { lines: { text: string; unread: boolean }[] }[] }[] } };
+    const gated = await submit(acme, korean, 'korean.png');
+    const forced = await submit(acme, korean, 'korean.png', { scriptGate: false });
+    const streamed = spell(events(await acme.sse<{ parseJobEvents: Event }>(EVENTS, { id: gated })));
+    await finish(acme, forced);
+    const a = (await acme.query<Tree>(query, { id: gated })).data?.parseJob;
+    const b = (await acme.query<Tree>(query, { id: forced })).data?.parseJob;
+    const linesOf = (j: Tree['parseJob'] | undefined): { text: string; unread: boolean }[] => j?.pages[0].blocks.flatMap((x) => x.lines) ?? [];
+    assert.equal(a?.status, 'SUCCEEDED');
+    assert.ok(linesOf(a).length >= 15 && linesOf(a).every((l) => l.unread), 'every line unread');
+    assert.equal(a?.metrics.forwards, 0);
+    assert.deepEqual(linesOf(a).map((_, i) => streamed.get(`0:${i}`) ?? ''), linesOf(a).map((l) => l.text), 'their tokens are streamed too');
+    assert.equal(b?.status, 'SUCCEEDED');
+    assert.ok(linesOf(b).every((l) => !l.unread), 'scriptGate: false marks nothing unread');
+    assert.ok((b?.metrics.forwards ?? 0) > 0, 'and decodes');
+    // The sample page is in Latin: nothing of it is unread.
+    const latin = await submit(acme, strip, 'strip.png');
+    await finish(acme, latin);
+    assert.ok(linesOf((await acme.query<Tree>(query, { id: latin })).data?.parseJob).every((l) => !l.unread));
+  });
+
   it('keeps schema.graphql current (run `npm run schema` after changing the schema)', () => {
     assert.equal(readFileSync(join(ROOT, 'schema', 'schema.graphql'), 'utf8'), printedSchema());
   });

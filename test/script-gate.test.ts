@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
@@ -15,6 +17,7 @@ import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
 // A page of Korean text (random everyday syllables in Nanum Gothic, made here; the model's alphabet is Latin).
 const KOREAN_PAGE = join(ROOT, 'test', 'fixtures', 'korean-page.png');
 const hasEval = existsSync(EVAL_DIR);
+const run = promisify(execFile);
 
 describe('a page in a script the model never learnt', () => {
   let engine: Engine;
@@ -43,6 +46,17 @@ describe('a page in a script the model never learnt', () => {
     });
     assert.deepEqual(gated.lines.slice(0, 4).map((l) => l.unread === true), [true, true, true, true], 'the Korean lines are gated');
     assert.deepEqual(gated.lines.slice(4).filter((l) => l.unread).map((l) => l.text), [], 'no line of the sample page is');
+  });
+
+  it('specula parse marks the lines unread in its JSON, and --no-script-gate decodes them', async () => {
+    const cli = join(ROOT, 'bin', 'specula.js');
+    const lines = async (...flags: string[]): Promise<{ text: string; unread?: boolean }[]> => {
+      const { stdout } = await run(process.execPath, [cli, 'parse', '--json', ...flags, KOREAN_PAGE], { cwd: ROOT, maxBuffer: 1 << 24 });
+      return (JSON.parse(stdout) as { pages: { blocks: { lines: { text: string; unread?: boolean }[] }[] }[] }).pages[0].blocks.flatMap((b) => b.lines);
+    };
+    const [gated, decoded] = await Promise.all([lines(), lines('--no-script-gate')]);
+    assert.ok(gated.length >= 15 && gated.every((l) => l.unread === true));
+    assert.deepEqual(decoded.filter((l) => l.unread).map((l) => l.text), []);
   });
 
   it('leaves pages in Latin script to the decoder: no line of the sample page is unread', async () => {

@@ -15,6 +15,8 @@ const HELP: Record<string, string> = {
   --out PATH                    write there instead of printing (several files: a folder, one output per file)
   --pages 0,2-4                 PDFs and multi-page TIFFs: 0-based pages, ranges inclusive
   --drop-headers                leave page headers, footers and page numbers out of the markdown
+  --no-script-gate              decode every line, even on a page in a script the model never learnt (by default
+                                such a page's flagged lines are its CTC head's reading, marked unread)
   --model DIR                   a model bundle (default models/specula-line-base)
   --device cpu|cuda             onnxruntime's provider (default cpu)
   --precision int8|fp32         the vision graph (default int8 on CPU where the bundle has it)

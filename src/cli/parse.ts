@@ -32,6 +32,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       format: { type: 'string', default: 'markdown' },
       'drop-headers': { type: 'boolean', default: false },
+      'no-script-gate': { type: 'boolean', default: false },
       words: { type: 'boolean', default: false },
       chars: { type: 'boolean', default: false },
       out: { type: 'string' },
@@ -74,7 +75,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
   const reads: Promise<{ bytes: Uint8Array; page: DocumentReading }>[] = [];
   const start = (i: number): void => {
     const file = positionals[i];
-    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'], words, chars: values.chars }) }));
+    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'], ...(values['no-script-gate'] ? { scriptGate: false } : {}), words, chars: values.chars }) }));
     p.catch(() => undefined); // handled in order below
     reads[i] = p;
   };

@@ -371,6 +371,13 @@ export class Scheduler {
       const glyphs = p.task.align
         ? lineGlyphs(state, row, p.task.crops.map((c) => c.width), pass.ctc[r], probs, this.bundle.tokenizer, this.bundle.config.image.visualStride)
         : undefined;
+      // Streamed as one batch of tokens, so a line's streamed tokens still spell its text.
+      try {
+        if (pass.ctc[r].length) p.task.onTokens?.(pass.ctc[r], pass.ctc[r].map(() => false), 0);
+      } catch (e) {
+        p.reject(e); // a caller's callback that throws ends its own line
+        return;
+      }
       p.resolve({
         ids: pass.ctc[r],
         ctc: pass.ctc[r],

@@ -30,6 +30,8 @@ export interface JobInput {
   /** Resolved when the job was submitted (a job stored by an earlier version may hold them as sent). */
   decoding?: DecodingOptions | DecodingOptionsInput;
   dropHeadersFooters?: boolean;
+  /** false: decode every line, even on a page the script gate finds in a script the model lacks (default true). */
+  scriptGate?: boolean;
   /** Word boxes on every line of the page tree (they come with the word-level formats anyway). */
   words?: boolean;
   /** Character boxes within each word too (implies words). */

@@ -19,6 +19,7 @@ export interface CreateParseJobArgs {
   pages?: string | null;
   formats?: OutputFormat[] | null;
   dropHeadersFooters?: boolean | null;
+  scriptGate?: boolean | null;
   words?: boolean | null;
   characters?: boolean | null;
   decoding?: DecodingArgs | null;
@@ -91,6 +92,7 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContex
     ...(args.formats?.length ? { formats: [...new Set(args.formats)] } : {}),
     decoding,
     ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
+    ...(args.scriptGate === false ? { scriptGate: false } : {}),
     ...(args.words ? { words: true } : {}),
     ...(args.characters ? { chars: true } : {}),
   }, bytes, args.idempotencyKey ?? undefined);

@@ -58,9 +58,10 @@ export interface PageReading {
 }
 
 /**
- * Whether the page reads better turned half round, and whether it is in a script the model lacks. `crops` are the page's line crops, one per line box in
- * reading order (as the page will be read): the ones asked about are read from them, and their visual states kept
- * for the reading, so an upright page's orientation costs no vision pass of its own.
+ * Whether the page reads better turned half round, and whether it is in a script the model lacks. `crops` are the
+ * page's line crops, one per line box in reading order (as the page will be read): the ones asked about are read
+ * from them, and their visual states kept for the reading, so an upright page's orientation costs no vision pass
+ * of its own.
  */
 export async function howToRead(engine: Engine, prepared: PreparedPage, crops: readonly GrayCrop[]): Promise<PageReading> {
   const lines = prepared.layout.blocks.flatMap((b) => b.lines.map((l) => ({ box: l.box, asked: b.type !== 'figure' && b.type !== 'table' })));

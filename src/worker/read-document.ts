@@ -67,6 +67,11 @@ export interface ReadDocumentOptions extends AssembleOptions {
   words?: boolean;
   /** Character boxes within each word too (words[].chars); implies words. */
   chars?: boolean;
+  /**
+   * false: decode every line. By default a page the script gate finds in a script the model lacks
+   * (worker/page-script.ts) has the lines the gate flags read by the CTC head alone, marked unread.
+   */
+  scriptGate?: boolean;
   /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags. */
   /** ... and how deep the draft offered at that step was (0: no draft). */
   onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
@@ -136,7 +141,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
       if (!prepared.oneLine || prepared.turn !== 0) {
         const t = performance.now();
         const how = await howToRead(engine, prepared, crops);
-        unreadScript = how.unreadScript;
+        unreadScript = how.unreadScript && opts.scriptGate !== false;
         if (how.upsideDown) {
           prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: prepared.oneLine });
           crops = await cut(prepared);

@@ -84,6 +84,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
       chars: Boolean(job.input.chars),
       decoding: job.input.decoding,
       dropHeadersFooters: job.input.dropHeadersFooters,
+      ...(job.input.scriptGate === false ? { scriptGate: false } : {}),
       ...(deps.limits ? { limits: deps.limits } : {}),
       signal,
       onOpen: (pages) => {
