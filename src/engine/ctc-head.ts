@@ -10,15 +10,22 @@ export interface CtcReading {
   ids: number[];
   frames: number[];
   probs: number[];
+  /** The mean of the head's distribution over the row's real frames (the script gate's input), where it was taken. */
+  mean?: Float32Array;
 }
 
 /**
  * Log-softmax over the vocabulary, in place, on each row's real frames ([B, V, vocab], `mask` [B, V] with 1 on a
- * row's real frames, a prefix of its V). Padding frames keep their logits: nothing reads them.
+ * row's real frames, a prefix of its V). Padding frames keep their logits: nothing reads them. Given `means`,
+ * also each row's mean distribution over its real frames, from the exps the softmax takes anyway (taken again
+ * on the main thread, they were the script gate's whole cost there).
  */
-export function ctcLogSoftmax(x: Float32Array, mask: Float32Array, batch: number, visual: number): void {
+export function ctcLogSoftmax(x: Float32Array, mask: Float32Array, batch: number, visual: number, means?: Float32Array[]): void {
   const vocab = x.length / (batch * visual);
+  const e = new Float64Array(vocab);
   for (let b = 0; b < batch; b++) {
+    const mean = means ? new Float64Array(vocab) : null;
+    let frames = 0;
     for (let t = 0; t < visual && mask[b * visual + t] !== 0; t++) {
       const row = (b * visual + t) * vocab;
       // Index loops over the flat array: a subarray and an iterator per frame cost as much as the exps.
@@ -27,10 +34,22 @@ export function ctcLogSoftmax(x: Float32Array, mask: Float32Array, batch: number
       // A few hundred terms under e^-40 of the largest add under 1e-15 to the sum: float64 noise, and no exp.
       let sum = 0;
       const floor = max - 40;
-      for (let c = row; c < row + vocab; c++) if (x[c] > floor) sum += Math.exp(x[c] - max);
+      for (let c = 0; c < vocab; c++) {
+        const v = x[row + c];
+        e[c] = v > floor ? Math.exp(v - max) : 0;
+        sum += e[c];
+      }
       const norm = max + Math.log(sum);
-      for (let c = row; c < row + vocab; c++) x[c] -= norm;
+      if (mean) {
+        const inv = 1 / sum;
+        for (let c = 0; c < vocab; c++) {
+          x[row + c] -= norm;
+          mean[c] += e[c] * inv;
+        }
+        frames++;
+      } else for (let c = row; c < row + vocab; c++) x[c] -= norm;
     }
+    if (means && mean) means.push(Float32Array.from(mean, (m) => (frames ? m / frames : 0)));
   }
 }
 

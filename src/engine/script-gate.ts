@@ -19,9 +19,19 @@ export const ScriptGateSchema = z.object({
 }).passthrough();
 export type ScriptGate = z.infer<typeof ScriptGateSchema>;
 
-/** Per row of `s`: the mean CTC distribution over its real frames, and how many there were. */
-export function meanCtcPosterior(s: VisualState, row: number): { mean: Float64Array; frames: number } {
+/**
+ * Per row of `s`: the mean CTC distribution over its real frames, and how many there were. The vision pass takes
+ * the mean as it normalises the head's output (ctc-head.ts); a state built from others' rows has it worked out
+ * here from the log-probabilities.
+ */
+export function meanCtcPosterior(s: VisualState, row: number): { mean: Float32Array | Float64Array; frames: number } {
   const vocab = s.ctcLogProbs.length / (s.batch * s.visual);
+  const taken = s.reads?.[row]?.mean;
+  if (taken) {
+    let real = 0;
+    while (real < s.visual && s.mask[row * s.visual + real] !== 0) real++;
+    return { mean: taken, frames: real };
+  }
   const mean = new Float64Array(vocab);
   let frames = 0;
   for (let t = 0; t < s.visual; t++) {

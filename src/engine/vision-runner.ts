@@ -82,14 +82,17 @@ export async function runVisionSession(session: ort.InferenceSession, input: Vis
   const visual = Number(out.vis_k.dims[3]);
   const mask = out.vis_mask.data as Float32Array;
   const ctcLogProbs = out.ctc_logits.data as Float32Array;
-  ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual);
+  const means: Float32Array[] = [];
+  ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual, means);
+  const reads = ctcGreedyFrames(ctcLogProbs, mask, px.batch, visual, head.blank);
+  reads.forEach((r, b) => (r.mean = means[b]));
   return {
     k: out.vis_k.data as Float32Array,
     v: out.vis_v.data as Float32Array,
     mask,
     ctcLogProbs,
     visual,
-    reads: ctcGreedyFrames(ctcLogProbs, mask, px.batch, visual, head.blank),
+    reads,
   };
 }
 

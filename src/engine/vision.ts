@@ -82,7 +82,9 @@ export function keepVisualRows(s: VisualState, rows: readonly number[], layers: 
     mask.set(s.mask.subarray(r * s.visual, r * s.visual + visual), i * visual);
     ctc.set(s.ctcLogProbs.subarray(r * s.visual * vocab, (r * s.visual + visual) * vocab), i * visual * vocab);
   });
-  return { k, v, mask, ctcLogProbs: ctc, batch: nb, visual };
+  // A row's CTC reading goes with it (trimming cuts only padding frames, so its frame numbers hold).
+  const reads = s.reads;
+  return { k, v, mask, ctcLogProbs: ctc, batch: nb, visual, ...(reads ? { reads: rows.map((r) => reads[r]) } : {}) };
 }
 
 /** Rows of each state after those of the one before, all padded to the longest visual length. */
