@@ -311,8 +311,12 @@ export class Scheduler {
   /** A group's rows join the batch, their visual states copied in after the running batch's. */
   private join(landed: VisionPass): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
-    const pass = this.withoutTooLong(this.withoutUnread(landed));
-    if (!pass.group.length) return;
+    // Unread lines count their pass under the id the rest of it joins with (or that no other pass will take).
+    const pass = this.withoutTooLong(this.withoutUnread(landed, this.nextGroup + 1));
+    if (!pass.group.length) {
+      this.nextGroup++;
+      return;
+    }
     const { group, chunks, ms, ctc, ctcFrames, ctcProbs } = pass;
     const { bos } = this.bundle.config.specialIds;
     const real = chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => {
@@ -359,7 +363,7 @@ export class Scheduler {
    * reading: the decoder would only write Latin garbage to its length cap. Their rows leave the pass as too-long
    * lines' do.
    */
-  private withoutUnread(pass: VisionPass): VisionPass {
+  private withoutUnread(pass: VisionPass, visionGroup: number): VisionPass {
     if (!pass.group.some((p) => p.task.unreadGate)) return pass;
     const rows = pass.chunks.flatMap((c) => Array.from({ length: c.batch }, (_, row) => ({ state: c, row })));
     const unread = pass.group.map((p, r) => p.task.unreadGate !== undefined && p.task.crops.length === 1 && unreadScore(p.task.unreadGate, rows[r].state, rows[r].row) > 0);
@@ -384,7 +388,7 @@ export class Scheduler {
         confidence: probs.length ? probs.reduce((a, b) => a + b, 0) / probs.length : 0,
         unread: true,
         ...(glyphs ? { glyphs } : {}),
-        visionGroup: 0,
+        visionGroup,
         visionMs: pass.ms,
       });
     });
