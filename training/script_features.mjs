@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { decodeImage } from '../dist/src/document/decode-image.js';
 import { cropLineImage } from '../dist/src/document/line-image.js';
 import { Engine } from '../dist/src/engine/engine.js';
-import { meanCtcPosterior } from '../dist/src/engine/script-gate.js';
+import { realFrames } from '../dist/src/engine/script-gate.js';
 import { runVision } from '../dist/src/engine/vision.js';
 
 const [dir, bundle] = process.argv.slice(2);
@@ -30,7 +30,9 @@ for (let i = 0; i < rows.length; i += BATCH) {
   if (!crops.length) continue;
   const state = await runVision(engine.bundle, { crops });
   part.forEach((r, b) => {
-    const { mean, frames } = meanCtcPosterior(state, b);
+    // The mean the vision pass took as it normalised the CTC head's output, as the engine's gate reads it.
+    const mean = state.reads[b].mean;
+    const frames = realFrames(state, b);
     process.stdout.write(`${JSON.stringify({ file: r.file, frames, mean: Array.from(mean, (x) => Number(x.toPrecision(5))) })}\n`);
   });
   if (i % 800 === 0) process.stderr.write(`${i}/${rows.length}\n`);

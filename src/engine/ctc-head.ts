@@ -16,15 +16,15 @@ export interface CtcReading {
 
 /**
  * Log-softmax over the vocabulary, in place, on each row's real frames ([B, V, vocab], `mask` [B, V] with 1 on a
- * row's real frames, a prefix of its V). Padding frames keep their logits: nothing reads them. Given `means`,
- * also each row's mean distribution over its real frames, from the exps the softmax takes anyway (taken again
- * on the main thread, they were the script gate's whole cost there).
+ * row's real frames, a prefix of its V). Padding frames keep their logits: nothing reads them. Returns each row's
+ * mean distribution over its real frames (the script gate's input), taken from the exps the softmax takes anyway.
  */
-export function ctcLogSoftmax(x: Float32Array, mask: Float32Array, batch: number, visual: number, means?: Float32Array[]): void {
+export function ctcLogSoftmax(x: Float32Array, mask: Float32Array, batch: number, visual: number): Float32Array[] {
   const vocab = x.length / (batch * visual);
   const e = new Float64Array(vocab);
+  const means: Float32Array[] = [];
   for (let b = 0; b < batch; b++) {
-    const mean = means ? new Float64Array(vocab) : null;
+    const mean = new Float64Array(vocab);
     let frames = 0;
     for (let t = 0; t < visual && mask[b * visual + t] !== 0; t++) {
       const row = (b * visual + t) * vocab;
@@ -40,17 +40,16 @@ export function ctcLogSoftmax(x: Float32Array, mask: Float32Array, batch: number
         sum += e[c];
       }
       const norm = max + Math.log(sum);
-      if (mean) {
-        const inv = 1 / sum;
-        for (let c = 0; c < vocab; c++) {
-          x[row + c] -= norm;
-          mean[c] += e[c] * inv;
-        }
-        frames++;
-      } else for (let c = row; c < row + vocab; c++) x[c] -= norm;
+      const inv = 1 / sum;
+      for (let c = 0; c < vocab; c++) {
+        x[row + c] -= norm;
+        mean[c] += e[c] * inv;
+      }
+      frames++;
     }
-    if (means && mean) means.push(Float32Array.from(mean, (m) => (frames ? m / frames : 0)));
+    means.push(Float32Array.from(mean, (m) => (frames ? m / frames : 0)));
   }
+  return means;
 }
 
 /**

@@ -20,35 +20,21 @@ export const ScriptGateSchema = z.object({
 export type ScriptGate = z.infer<typeof ScriptGateSchema>;
 
 /**
- * Per row of `s`: the mean CTC distribution over its real frames, and how many there were. The vision pass takes
- * the mean as it normalises the head's output (ctc-head.ts); a state built from others' rows has it worked out
- * here from the log-probabilities.
+ * The gate's score for row `row` of `s` (a logit: above 0, the line is more likely in a script the model lacks),
+ * from the mean CTC distribution its vision pass took (CtcReading.mean); -Infinity on a line too short to judge,
+ * or a state without it.
  */
-export function meanCtcPosterior(s: VisualState, row: number): { mean: Float32Array | Float64Array; frames: number } {
-  const vocab = s.ctcLogProbs.length / (s.batch * s.visual);
-  const taken = s.reads?.[row]?.mean;
-  if (taken) {
-    let real = 0;
-    while (real < s.visual && s.mask[row * s.visual + real] !== 0) real++;
-    return { mean: taken, frames: real };
-  }
-  const mean = new Float64Array(vocab);
-  let frames = 0;
-  for (let t = 0; t < s.visual; t++) {
-    if (s.mask[row * s.visual + t] === 0) break;
-    const off = (row * s.visual + t) * vocab;
-    for (let c = 0; c < vocab; c++) mean[c] += Math.exp(s.ctcLogProbs[off + c]);
-    frames++;
-  }
-  if (frames) for (let c = 0; c < vocab; c++) mean[c] /= frames;
-  return { mean, frames };
-}
-
-/** The gate's score for row `row` of `s` (a logit: above 0, the line is more likely in a script the model lacks). */
 export function unreadScore(gate: ScriptGate, s: VisualState, row: number): number {
-  const { mean, frames } = meanCtcPosterior(s, row);
-  if (frames < gate.minFrames) return -Infinity;
+  const mean = s.reads?.[row]?.mean;
+  if (!mean || realFrames(s, row) < gate.minFrames) return -Infinity;
   let z = gate.bias;
   for (let c = 0; c < mean.length; c++) z += gate.weights[c] * Math.log(mean[c] + gate.floor);
   return z;
+}
+
+/** How many of row `row`'s frames are real (its mask is a prefix of ones). */
+export function realFrames(s: VisualState, row: number): number {
+  let n = 0;
+  while (n < s.visual && s.mask[row * s.visual + n] !== 0) n++;
+  return n;
 }

@@ -89,7 +89,7 @@ export function startVisionPass(bundle: Bundle, taken: Pending[], seen: WeakMap<
   const pass: VisionPass = { group, chunks: [], ctc: [], ctcFrames: [], ctcProbs: [], error: null, settled: false, ms: 0, result: Promise.resolve() };
   pass.result = Promise.all(passes).then(
     (chunks) => {
-      // A fresh pass's readings came with it (the vision worker made them); the known lines' joined state has none.
+      // The readings came with the states (the vision worker made them; kept and joined rows carry theirs).
       const read = chunks.map((c) => c.reads ?? ctcGreedyFrames(c.ctcLogProbs, c.mask, c.batch, c.visual, ctcBlank));
       if (!regions) {
         pass.chunks = chunks;

@@ -82,8 +82,7 @@ export async function runVisionSession(session: ort.InferenceSession, input: Vis
   const visual = Number(out.vis_k.dims[3]);
   const mask = out.vis_mask.data as Float32Array;
   const ctcLogProbs = out.ctc_logits.data as Float32Array;
-  const means: Float32Array[] = [];
-  ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual, means);
+  const means = ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual);
   const reads = ctcGreedyFrames(ctcLogProbs, mask, px.batch, visual, head.blank);
   reads.forEach((r, b) => (r.mean = means[b]));
   return {

@@ -123,7 +123,9 @@ export function concatVisual(states: readonly VisualState[], layers: number, hea
     }
     offset += s.batch;
   }
-  return { k, v, mask, ctcLogProbs: ctc, batch: B, visual: V };
+  // The rows' CTC readings go with them, where every state has its own (frame numbers hold: padding is appended).
+  const reads = states.every((s) => s.reads) ? states.flatMap((s) => s.reads ?? []) : undefined;
+  return { k, v, mask, ctcLogProbs: ctc, batch: B, visual: V, ...(reads ? { reads } : {}) };
 }
 
 /**
