@@ -38,7 +38,7 @@ $PY training/mtp.py train --base "$RUN/weights.pt" --init "$PMTP_INIT" --depth 8
   --run training/runs/pmtp-refit --hours "$PMTP_HOURS"
 $PY training/mtp.py export --name pmtp --base "$RUN/weights.pt" --head training/runs/pmtp-refit/mtp.pt --bundle models/specula-line-base
 
-node dist/src/cli/main.js eval --suite lines --drafter none --write-config --out eval-results/lines.json
+node dist/src/cli/main.js eval --suite lines --drafter none --precision fp32 --write-config --out eval-results/lines.json
 
 cp "$RUN/weights.pt" training/checkpoints/specula-line-base.pt
 cat training/checkpoints/specula-line-base.log.jsonl "$RUN/log.jsonl" > /tmp/specula-base-log.jsonl

@@ -5,7 +5,8 @@
 #   /usr/bin/python3 training/pack_assets.py --out training/assets && mkdir -p training/packed &&
 #     tar -C training -cJf training/packed/assets.tar.xz assets      # fonts and corpora, 15 MB packed
 # then the device tool's run: `bash training/gpu.sh 6.6` (about 8 minutes in all) with carry ["training/packed"]; copy the returned
-# weights.pt over the checkpoint and export (training/README.md).
+# weights.pt over the checkpoint and export (training/README.md). EXTRA="..." adds or overrides train.py's arguments
+# (argparse keeps the last), e.g. EXTRA="--pdf-lines training/runs/pdf-lines --pdf-share 0.15 --receipt-share 0.2".
 set -euo pipefail
 MINUTES=${1:-7}
 INIT=${INIT:-training/checkpoints/specula-line-base-next.pt}
@@ -29,7 +30,7 @@ echo "/dev/shm: ${shm_kb:-0} kB free ${PIPE:-(shared-memory batches)}"; nproc; f
   --pixel-budget "${PIXEL_BUDGET:-160000}" --max-batch 512 --pool 1024 --lr "${LR:-1e-3}" --warmup 150 \
   --decay-frac 0.45 --decay-to 2e-5 --guide-weight 0.5 --cur-ramp 1 --diffusion-weight 0.75 --diffusion-blocks 10 \
   --block-min 2 --block-max 10 --save-every 300 --eval-every "${EVAL_EVERY:-1500}" \
-  --hours "$("$PY" -c "print($MINUTES / 60)")"
+  --hours "$("$PY" -c "print($MINUTES / 60)")" ${EXTRA:-}
 "$PY" - "$OUT/run" "$DEVICE" <<'PY'
 import sys, torch
 sys.path.insert(0, "training")

@@ -30,10 +30,11 @@ from onnx import TensorProto, helper, numpy_helper
 from data import collate, make_sample
 from model import load_model
 
-# The golden check's bound on |int8 - PyTorch float|, about twice what was measured on the shipped line bundle
-# (step 13000): the vision graph's CTC logits 0.51 (its K/V sums 5e-3 relative); the float decoder's outputs on
-# the int8 visual K/V 0.42 (its logits). The greedy texts must match exactly.
-TOLERANCE = {"vision": 1.0, "decoder": 1.0}
+# The golden check's bound on |int8 - PyTorch float|, about twice what was measured. Step 13000: the vision graph's
+# CTC logits 0.51 (its K/V sums 5e-3 relative), the float decoder's outputs on the int8 visual K/V 0.42 (its
+# logits). Step 17180 (0.4.0): 0.58 and 1.00 (a step's logits), so a bound of 1.0 left it no room on another CPU's
+# kernels. The greedy texts must match exactly.
+TOLERANCE = {"vision": 1.2, "decoder": 2.0}
 CALIB_SEED = 31337  # not the held-out seed (987654) nor export's golden seed (4242)
 
 
