@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # End a base training run and ship it: stop the run (it writes weights.pt on SIGTERM), measure the focal layers,
 # export the bundle (mask blocks 2-16), re-fit the MTP and P-MTP heads to the new base, export them into the
-# bundle, score the real line sets into config.json, and keep the weights and logs as the committed checkpoints.
+# bundle, quantise its int8 vision graph and fit its script gate again (both are the model's; the exporter writes a
+# config.json without them), score the real line sets into config.json, and keep the weights and logs as the
+# committed checkpoints. A run that did not start from specula-line-base.pt needs its parent's log put between
+# the two logs by hand (0.4.0's did: training/README.md, "Checkpoints").
 #
 #   bash training/finish.sh [RUN] [MTP_HOURS] [PMTP_HOURS]      (defaults: training/runs/base, 0.15, 0.2)
 #
@@ -37,6 +40,16 @@ PMTP_INIT=training/checkpoints/specula-pmtp-head.pt
 $PY training/mtp.py train --base "$RUN/weights.pt" --init "$PMTP_INIT" --depth 8 --progressive-steps 240 \
   --run training/runs/pmtp-refit --hours "$PMTP_HOURS"
 $PY training/mtp.py export --name pmtp --base "$RUN/weights.pt" --head training/runs/pmtp-refit/mtp.pt --bundle models/specula-line-base
+
+$PY training/quantize.py --bundle models/specula-line-base --ckpt "$RUN/weights.pt" --out /tmp/specula-int8 --install
+node dist/src/cli/main.js check-bundle models/specula-line-base
+
+# The script gate reads the CTC head's distributions through the default (int8) graph: fitted after it.
+$PY training/script_lines.py --out /tmp/sl-train --n 6000 --seed 1
+$PY training/script_lines.py --out /tmp/sl-train2 --n 8000 --seed 3
+$PY training/script_lines.py --out /tmp/sl-test --n 2000 --seed 2
+for d in sl-train sl-train2 sl-test; do node training/script_features.mjs /tmp/$d > /tmp/$d/features.jsonl; done
+$PY training/script_gate.py --train /tmp/sl-train /tmp/sl-train2 --test /tmp/sl-test --write models/specula-line-base
 
 node dist/src/cli/main.js eval --suite lines --drafter none --precision fp32 --write-config --out eval-results/lines.json
 
