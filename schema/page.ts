@@ -34,6 +34,11 @@ export const Word = builder.objectRef<WordOut>('Word').implement({
   }),
 });
 
+export const LineFormula = builder.enumType('LineFormula', {
+  description: 'How the formula reader took a line.',
+  values: { LATEX: { value: 'latex' as const, description: 'Read as a formula: the line\'s text is LaTeX.' }, FALLBACK: { value: 'fallback' as const, description: 'The formula reader\'s LaTeX did not close (unbalanced, unknown command, length cap): the text reading stands, flagged.' } },
+});
+
 export const Line = builder.objectRef<LineOut>('Line').implement({
   fields: (t) => ({
     text: t.exposeString('text', { description: 'The line\'s text as read.' }),
@@ -42,6 +47,12 @@ export const Line = builder.objectRef<LineOut>('Line').implement({
     unread: t.boolean({
       description: 'True where the page was found to be in a script the model never learnt (Hangul, Han, Cyrillic, ...) and this line with it: its text is the CTC head\'s reading, not decoded, and not to be trusted.',
       resolve: (l) => l.unread ?? false,
+    }),
+    formula: t.field({
+      type: LineFormula,
+      nullable: true,
+      description: 'LATEX where the formula reader read this line as a formula (text is then its LaTeX); FALLBACK where its LaTeX did not close, so text is the text reading, with a low confidence; null for text lines.',
+      resolve: (l) => l.formula ?? null,
     }),
     // Stored with the job's result, not fetched: a line's words count once, not ten times over.
     words: t.field({ type: [Word], nullable: true, complexity: { field: 1, multiplier: 1 }, description: 'The line\'s words, left to right; null unless the job asked for words (or a word-level format).', resolve: (l) => l.words ?? null }),
@@ -79,11 +90,12 @@ export const Block = builder.objectRef<BlockOut>('Block').implement({
     order: t.exposeInt('order', { description: 'Position in reading order on the page.' }),
     level: t.int({ nullable: true, description: 'Heading level (1 = largest).', resolve: (b) => b.level ?? null }),
     box: t.field({ type: Box, description: 'Where the block lies on the page.', resolve: (b) => b.box }),
-    markdown: t.exposeString('markdown', { description: 'The block as markdown (a figure is `<!-- image -->`).' }),
+    markdown: t.exposeString('markdown', { description: 'The block as markdown (a figure is `<!-- image -->`, a formula `$$` LaTeX `$$`, a formula in a table cell `$...$`).' }),
     confidence: t.float({ nullable: true, description: 'Mean confidence of the block\'s lines; null where the engine gave none (figures).', resolve: (b) => b.confidence }),
     lines: t.field({ type: [Line], description: 'The block\'s text lines (a table\'s cell by cell, row by row; none for a figure).', resolve: (b) => b.lines }),
     cells: t.field({ type: t.listRef(t.listRef('String')), nullable: true, description: 'Tables: cell text by grid position, row by row (empty where a spanning cell covers the position).', resolve: (b) => b.cells ?? null }),
     table: t.field({ type: TableStructure, nullable: true, description: 'Tables: the grid\'s size, header rows and spanning cells; null for other blocks.', resolve: (b) => b.table ?? null }),
+    latex: t.string({ nullable: true, description: 'Formulas: the LaTeX (the markdown holds it between `$$` lines); null for other blocks.', resolve: (b) => b.latex ?? null }),
   }),
 });
 

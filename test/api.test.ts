@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -12,9 +12,11 @@ import { getIntrospectionQuery } from 'graphql';
 import sharp from 'sharp';
 import { printedSchema } from '../schema/print.js';
 import { decodeImage } from '../src/document/decode-image.js';
+import { latexRenders } from '../src/document/formula.js';
 import { findLines } from '../src/document/layout/lines.js';
 import { configFromEnv } from '../src/server/config.js';
 import { type RunningServer, startServer } from '../src/server/start.js';
+import { DEFAULT_FORMULA_BUNDLE } from '../src/worker/formula-reader.js';
 import { ApiClient, codes, type GqlResult } from './helpers/api-client.js';
 import { hugePngHeader, ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
 import { pdfOfImages } from './helpers/pdfs.js';
@@ -126,6 +128,28 @@ describe('the GraphQL API', () => {
     const latin = await submit(acme, strip, 'strip.png');
     await finish(acme, latin);
     assert.ok(linesOf((await acme.query<Tree>(query, { id: latin })).data?.parseJob).every((l) => !l.unread));
+  });
+
+  it('a page with display formulas comes back with formula blocks whose LaTeX renders, lines flagged; formulas: false reads them as text', async () => {
+    const page = readFileSync(join(ROOT, 'test', 'fixtures', 'formula-page.png'));
+    const query = `query($id: ID!) { parseJob(id: $id) { status markdown pages { blocks { type latex markdown lines { text formula } } } } }`;
+    type Tree = { parseJob: { status: string; markdown: string; pages: { blocks: { type: string; latex: string | null; markdown: string; lines: { text: string; formula: string | null }[] }[] }[] } };
+    const read = await submit(acme, page, 'formula-page.png');
+    const plain = await submit(acme, page, 'formula-page.png', { formulas: false });
+    await finish(acme, read);
+    await finish(acme, plain);
+    const a = (await acme.query<Tree>(query, { id: read })).data?.parseJob;
+    const b = (await acme.query<Tree>(query, { id: plain })).data?.parseJob;
+    assert.equal(a?.status, 'SUCCEEDED');
+    assert.equal(b?.status, 'SUCCEEDED');
+    const blocksA = a?.pages[0].blocks ?? [];
+    for (const f of blocksA.filter((x) => x.type === 'FORMULA')) {
+      assert.ok(f.latex && (await latexRenders(f.latex)), `its LaTeX renders: ${f.latex}`);
+      assert.equal(f.markdown, `$$\n${f.latex}\n$$`);
+      assert.ok(f.lines.every((l) => l.formula === 'LATEX' && l.text === f.latex));
+    }
+    if (existsSync(join(DEFAULT_FORMULA_BUNDLE, 'config.json'))) assert.ok(blocksA.some((x) => x.type === 'FORMULA'), 'the shipped formula bundle finds a formula');
+    assert.ok(!(b?.pages[0].blocks ?? []).some((x) => x.type === 'FORMULA' || x.lines.some((l) => l.formula !== null)), 'formulas: false reads every line as text');
   });
 
   it('keeps schema.graphql current (run `npm run schema` after changing the schema)', () => {

@@ -69,6 +69,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--eval-lines", type=int, default=200, help="held-out synthetic lines to score")
     ap.add_argument("--skip-check", action="store_true", help="do not run the onnxruntime parity check")
+    ap.add_argument("--chars-per-frame", type=float, default=None,
+                    help="most characters a reading spells per visual token (config decoding.charsPerFrame; a formula "
+                         "bundle: LaTeX over a 32 px crop runs to ~4 a frame); absent: one, as text")
     ap.add_argument("--focal-report", help="training/focal_layers.py's output: its best pair become the focal layers")
     ap.add_argument("--diffusion", metavar="MIN-MAX",
                     help="the checkpoint was trained to fill mask blocks of MIN..MAX positions (train.py "
@@ -125,7 +128,8 @@ def main():
         bias2 = torch.cat([torch.where(torch.arange(C) < T, 0.0, NEG)[None, None].expand(B, 1, C),
                            torch.zeros(B, 1, 1)], dim=2).contiguous()
         logits2, _, _, _, mass2 = decoder(tok2, pos2, ck2, cv2, vk, vv, vm, bias2)
-        out, _, _ = greedy_decode(model, pixels, widths, MAX_LEN, charset.BOS, charset.EOS)
+        out, _, _ = greedy_decode(model, pixels, widths, MAX_LEN, charset.BOS, charset.EOS,
+                                  chars_per_frame=args.chars_per_frame or 1.0)
 
     # ---- ONNX export -------------------------------------------------------------------------------
     vpath, dpath = os.path.join(args.out, "vision.onnx"), os.path.join(args.out, "decoder.onnx")
@@ -219,7 +223,8 @@ def main():
         "image": {"height": IMAGE_HEIGHT, "widthMultiple": WIDTH_MULTIPLE, "visualStride": WIDTH_MULTIPLE,
                   "maxWidth": MAX_WIDTH, "readWidth": READ_WIDTH,
                   "readChars": READ_CHARS, "normalise": "minmax-ink-one"},
-        "decoding": {"maxNewTokens": MAX_LEN * (cfg.max_lines or 1), "negativeBias": NEG},
+        "decoding": {"maxNewTokens": MAX_LEN * (cfg.max_lines or 1), "negativeBias": NEG,
+                     **({"charsPerFrame": args.chars_per_frame} if args.chars_per_frame else {})},
         # A region bundle reads up to maxLines line crops as one sequence: BOS opens each line (the engine
         # gives it back as a line break), a text position is line * lineStride + index within the line, and
         # the vision pass takes each crop's line index (input `lines`).

@@ -296,15 +296,15 @@ def visual_mask(widths, nv: int, stride: int = 4):
 
 
 @torch.no_grad()
-def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: int, pick=None):
+def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: int, pick=None, chars_per_frame: float = 1.0):
     """Plain greedy AR decoding through the decoder contract (the same path the engine runs), with the engine's
-    per-line cap: no more tokens than the line has visual tokens, plus 4 (greedy.ts, scheduler.ts), which also
-    ends a runaway repetition where the engine would. `pick` (logits [B, vocab] -> ids [B]) replaces the argmax:
-    grpo.py samples its readings through here."""
+    per-line cap: no more tokens than the line has visual tokens (times the bundle's charsPerFrame), plus 4
+    (greedy.ts, scheduler.ts), which also ends a runaway repetition where the engine would. `pick` (logits
+    [B, vocab] -> ids [B]) replaces the argmax: grpo.py samples its readings through here."""
     b = pixels.shape[0]
     dev = pixels.device
     vk, vv, ctc, vm = model.vision(pixels, widths)
-    limit = vm.sum(1).long() + 4
+    limit = torch.ceil(vm.sum(1).float() * chars_per_frame).long() + 4
     L, _, H, _, dh = vk.shape
     cache_k = torch.zeros(L, b, H, max_len + 1, dh, device=dev, dtype=vk.dtype)
     cache_v = torch.zeros_like(cache_k)

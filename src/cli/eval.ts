@@ -1,6 +1,8 @@
 /**
  * `specula eval`: CER of our model and of tesseract on the evaluation line sets, in the same run, with
- * seconds per line for both. Writes JSON (and, with --write-config, the bundle's config.json accuracy).
+ * seconds per line for both; pages (NED, olmOCR facts); held-out formula crops (normalised-LaTeX exact match and
+ * token error rate of the formula reader, tesseract beside it). Writes JSON (and, with --write-config, the bundle's
+ * config.json accuracy).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -15,6 +17,9 @@ import { verifierSpec } from '../engine/registry.js';
 import { lineImageCrop } from '../worker/page-turn.js';
 import type { GrayCrop } from '../engine/preprocess.js';
 import { corpusCer, tally } from '../eval/cer.js';
+import { type FormulaScore, scoreFormulas } from '../eval/formula-score.js';
+import { normalLatex } from '../eval/latex-score.js';
+import { FormulaReader } from '../worker/formula-reader.js';
 import { LINE_SETS, loadLineFolder, loadLineSet, type EvalLine } from '../eval/line-sets.js';
 import { runPage, scorePages, type PageSetScore } from '../eval/page-runner.js';
 import { loadPageSet, PAGE_SETS } from '../eval/page-sets.js';
@@ -98,6 +103,14 @@ function side(texts: string[], lines: EvalLine[], seconds: number, failed: numbe
   return { cer, seconds, linesPerSecond: lines.length / seconds, failed };
 }
 
+interface FormulaSetResult {
+  set: string;
+  model: string;
+  ours: FormulaScore & { seconds: number; cropsPerSecond: number };
+  tesseract?: FormulaScore & { seconds: number };
+  worst: { image: string; truth: string; ours: string }[];
+}
+
 const pct = (x: number): string => `${(100 * x).toFixed(2)}%`;
 
 export async function evalCommand(argv: string[]): Promise<number> {
@@ -109,6 +122,10 @@ export async function evalCommand(argv: string[]): Promise<number> {
       sets: { type: 'string' },
       // A folder of line images with a labels.tsv (training/pdf_lines.py's pools), scored as one more line set.
       'line-dir': { type: 'string' },
+      // Held-out formula crops (training/formula.py --seed 909 ...), for --suite formulas.
+      'formula-dir': { type: 'string', default: 'training/runs/formula-heldout' },
+      'formula-model': { type: 'string' }, // absent: the shipped formula bundle; "none": pages read formulas as text
+      'no-formulas': { type: 'boolean', default: false },
       limit: { type: 'string' },
       batch: { type: 'string' }, // absent: the engine's default (lines per decoder forward)
       model: { type: 'string' },
@@ -132,14 +149,25 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!values['no-tesseract'] && !tessVersion) {
     throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
   }
-  if (!['lines', 'pages', 'all'].includes(values.suite)) throw new Error(`--suite must be lines, pages or all, got "${values.suite}"`);
+  if (!['lines', 'pages', 'formulas', 'all'].includes(values.suite)) throw new Error(`--suite must be lines, pages, formulas or all, got "${values.suite}"`);
+  const formulaDir = resolve(values['formula-dir']);
+  const formulaSuite = values.suite === 'formulas' || (values.suite === 'all' && existsSync(join(formulaDir, 'labels.tsv')));
+  if (values.suite === 'formulas' && !existsSync(join(formulaDir, 'labels.tsv'))) {
+    throw new Error(`no held-out formula crops in ${formulaDir}: make them with training/formula.py (its header says how), or pass --formula-dir`);
+  }
   const wanted = values.sets?.split(',').map((s) => s.trim()).filter(Boolean);
   // --line-dir alone scores that folder only; with --sets, those sets beside it.
-  const lineSets = values.suite === 'pages' ? [] : (wanted ?? (values['line-dir'] ? [] : Object.keys(LINE_SETS))).filter((s) => s in LINE_SETS);
-  const pageSets = values.suite === 'lines' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
+  const lineSets = values.suite === 'pages' || values.suite === 'formulas' ? [] : (wanted ?? (values['line-dir'] ? [] : Object.keys(LINE_SETS))).filter((s) => s in LINE_SETS);
+  const pageSets = values.suite === 'lines' || values.suite === 'formulas' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
   const batch = values.batch === undefined ? undefined : Number(values.batch);
   if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1)) throw new Error(`--batch must be a whole number >= 1, got "${values.batch}"`);
   const engine = await Engine.open(values.model, { ...(batch ? { maxBatch: batch } : {}), ...(values.precision ? { precision: values.precision as Precision } : {}) });
+  const formulaModel = values['no-formulas'] ? 'none' : values['formula-model'];
+  const formulas = formulaModel === 'none' ? null : formulaModel ? new FormulaReader(resolve(formulaModel)) : FormulaReader.shipped();
+  if (formulaSuite && !formulas) {
+    await engine.close();
+    throw new Error('--suite formulas needs a formula bundle: this install has none at models/specula-formula-base (or pass --formula-model DIR)');
+  }
   const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
   const lossless = Boolean(verifierSpec(resolved.verifier)?.lossless) && resolved.visualTokens.keep >= 1;
   if (values['write-config'] && !lossless) {
@@ -154,13 +182,14 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const decodingName = `${resolved.drafter} + ${resolved.verifier}${resolved.visualTokens.keep < 1 ? `, visual keep ${resolved.visualTokens.keep}` : ''}${lossless ? ' (lossless: the text of greedy AR decoding)' : ' (lossy)'}`;
   const results: SetResult[] = [];
   const pageResults: PageSetScore[] = [];
+  let formulaResult: FormulaSetResult | null = null;
   try {
     for (const set of pageSets) {
       const pages = loadPageSet(evalDir, set).slice(0, limit);
       const b = bar(`pages      ${set}`, pages.length);
       const runs = [];
       for (const p of pages) {
-        runs.push(await runPage(engine, p, tessVersion !== null, decoding, turn));
+        runs.push(await runPage(engine, p, tessVersion !== null, decoding, turn, formulas));
         b?.increment();
       }
       b?.stop();
@@ -186,8 +215,30 @@ export async function evalCommand(argv: string[]): Promise<number> {
         worst,
       });
     }
+    if (formulaSuite && formulas) {
+      const lines = loadLineFolder(formulaDir).slice(0, limit);
+      const crops = await Promise.all(lines.map((l) => loadCrop(engine, l.image)));
+      const t0 = performance.now();
+      const read = await formulas.read(crops, decoding);
+      const seconds = (performance.now() - t0) / 1000;
+      const truths = lines.map((l) => l.text);
+      const tess = tessVersion ? await runTesseract(lines, 2) : null;
+      const ours = await scoreFormulas(read.map((r) => r.text), truths);
+      formulaResult = {
+        set: basename(formulaDir),
+        model: (await formulas.engine()).bundle.config.name,
+        ours: { ...ours, seconds, cropsPerSecond: lines.length / seconds },
+        ...(tess ? { tesseract: { ...(await scoreFormulas(tess.texts, truths)), seconds: tess.seconds } } : {}),
+        worst: lines
+          .map((l, i) => ({ i, d: normalLatex(read[i].text).join(' ') === normalLatex(l.text).join(' ') ? 0 : 1 + Math.abs(read[i].text.length - l.text.length) }))
+          .filter((x) => x.d > 0)
+          .slice(0, 8)
+          .map(({ i }) => ({ image: lines[i].image, truth: truths[i], ours: read[i].text })),
+      };
+    }
   } finally {
     await engine.close();
+    await formulas?.close();
   }
   const report = {
     created: new Date().toISOString(),
@@ -201,6 +252,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     decoding: resolved,
     sets: results,
     pageSets: pageResults,
+    ...(formulaResult ? { formulas: formulaResult } : {}),
   };
   mkdirSync(dirname(resolve(values.out)), { recursive: true });
   writeFileSync(values.out, JSON.stringify(report, null, 2));
@@ -221,6 +273,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
         console.log(`|   ${type} facts | ${t.total} | | | ${t.ours}/${t.total} | ${t.tesseract ?? '-'}/${t.total} | | |`);
       }
     }
+  }
+  if (formulaResult) {
+    const r = formulaResult;
+    console.log(`\n| formula crops (${r.set}) | crops | normalised-LaTeX exact | token error rate | renders (KaTeX) | crops/s |`);
+    console.log(`|---|---|---|---|---|---|`);
+    console.log(`| ours (${r.model}) | ${r.ours.crops} | ${pct(r.ours.exact)} | ${pct(r.ours.tokenErrorRate)} | ${pct(r.ours.renders)} | ${r.ours.cropsPerSecond.toFixed(1)} |`);
+    if (r.tesseract) console.log(`| tesseract | ${r.tesseract.crops} | ${pct(r.tesseract.exact)} | ${pct(r.tesseract.tokenErrorRate)} | ${pct(r.tesseract.renders)} | ${(r.tesseract.crops / r.tesseract.seconds).toFixed(1)} |`);
   }
   console.log(`\nwritten to ${values.out}`);
   if (values['write-config'] && results.length) {

@@ -9,6 +9,7 @@ import type { DecodingOptions } from '../engine/options.js';
 import { isWordFormat, renderWordFormat, WORD_FORMAT_TYPES, WORD_FORMATS } from '../document/formats/index.js';
 import { DEFAULT_SOURCE_LIMITS } from '../document/source.js';
 import { SOFTWARE_NAME, softwareVersion } from '../version.js';
+import { FormulaReader } from '../worker/formula-reader.js';
 import { type DocumentReading, readDocument } from '../worker/read-document.js';
 import { decodingFlags, decodingFromFlags } from './decoding-flags.js';
 import { plainError } from './plain-error.js';
@@ -33,6 +34,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
       format: { type: 'string', default: 'markdown' },
       'drop-headers': { type: 'boolean', default: false },
       'no-script-gate': { type: 'boolean', default: false },
+      'formula-model': { type: 'string' }, // absent: the shipped formula bundle; "none": formulas read as text
+      'no-formulas': { type: 'boolean', default: false },
       words: { type: 'boolean', default: false },
       chars: { type: 'boolean', default: false },
       out: { type: 'string' },
@@ -58,6 +61,9 @@ export async function parseCommand(argv: string[]): Promise<number> {
   const batch = Number(values.batch ?? process.env.SPECULA_MAX_BATCH ?? 0);
   if (!Number.isInteger(batch) || batch < 0) throw new Error(`--batch must be a whole number (0: the engine's default), got "${values.batch}"`);
   const engine = await Engine.open(values.model, { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) });
+  const engineOpts = { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) };
+  const formulaModel = values['no-formulas'] ? 'none' : values['formula-model'];
+  const formulas = formulaModel === 'none' ? null : formulaModel ? new FormulaReader(formulaModel, engineOpts) : FormulaReader.shipped(engineOpts);
   let decoding: DecodingOptions;
   try {
     decoding = engine.resolve(flags); // once, for every document: bad options are refused before reading anything
@@ -75,7 +81,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
   const reads: Promise<{ bytes: Uint8Array; page: DocumentReading }>[] = [];
   const start = (i: number): void => {
     const file = positionals[i];
-    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'], ...(values['no-script-gate'] ? { scriptGate: false } : {}), words, chars: values.chars }) }));
+    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'], ...(values['no-script-gate'] ? { scriptGate: false } : {}), words, chars: values.chars, formulas }) }));
     p.catch(() => undefined); // handled in order below
     reads[i] = p;
   };
@@ -132,6 +138,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
     await Promise.allSettled(reads.filter(Boolean));
     bar?.stop();
     await engine.close();
+    await formulas?.close();
   }
   return failed ? 1 : 0;
 }

@@ -2,12 +2,14 @@
  * Layout + the text of every line -> the page as typed blocks (JSON) and as markdown. Paragraph lines are
  * reflowed, with hyphenated line ends joined; lines that start with a bullet or a number become list items;
  * a header or footer that is only a number becomes the page number; tables become markdown tables; figures
- * stay blocks with their box (markdown `<!-- image -->`, as docling writes it).
+ * stay blocks with their box (markdown `<!-- image -->`, as docling writes it). A line read as a formula is a
+ * `formula` block of its own (markdown `$$...$$`) where it stood in a paragraph, and inline math (`$...$`) in a
+ * table cell or any other block.
  */
 import { type Box, unionBox } from './layout/ink.js';
 import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
 import type { WordOut } from './word-boxes.js';
-import { headingMarkdown, listItemMarkdown, paragraphMarkdown } from './markdown.js';
+import { formulaMarkdown, headingMarkdown, inlineFormula, listItemMarkdown, paragraphMarkdown, withDollarMath } from './markdown.js';
 import type { TableSpan } from './layout/table-grid.js';
 import { foldCurrencyColumns, tableToMarkdown } from './table-text.js';
 
@@ -24,6 +26,11 @@ export interface LineOut {
   unread?: boolean;
   /** Asked for (word boxes): the line's words, left to right, with their boxes and confidences. */
   words?: WordOut[];
+  /**
+   * 'latex': read by the formula reader, `text` is its LaTeX. 'fallback': the formula reader's LaTeX did not close
+   * (document/formula.ts), so `text` is the text reader's reading and the confidence is low.
+   */
+  formula?: 'latex' | 'fallback';
 }
 
 export interface BlockOut {
@@ -40,6 +47,8 @@ export interface BlockOut {
   cells?: string[][];
   /** Tables: the grid's size, its header rows and the cells that span more than one position. */
   table?: { rows: number; columns: number; headerRows: number; spans: TableSpan[] };
+  /** Formulas: the LaTeX. */
+  latex?: string;
 }
 
 export interface PageOut {
@@ -100,6 +109,9 @@ function listItems(lines: readonly LineOut[]): LineOut[][] | null {
   return items.length >= Math.ceil(lines.length / 3) ? items : null;
 }
 
+/** A line's text as the block writers take it: a formula's LaTeX marked as inline math. */
+const lineText = (l: LineOut): string => (l.formula === 'latex' ? inlineFormula(l.text) : l.text);
+
 function meanConfidence(lines: readonly LineOut[]): number | null {
   const c = lines.map((l) => l.confidence).filter((x): x is number => x !== undefined);
   return c.length ? c.reduce((a, b) => a + b, 0) / c.length : null;
@@ -122,13 +134,42 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     }
     if (lb.type === 'table' && lb.table) {
       let k = 0;
-      const read = lb.table.cells.map((row) => row.map((cell) => reflow(cell.map(() => lines[k++]?.text ?? ''))));
+      const read = lb.table.cells.map((row) => row.map((cell) => reflow(cell.map(() => {
+        const l = lines[k++];
+        return l ? lineText(l) : '';
+      }))));
       const t = foldCurrencyColumns({ cells: read, spans: lb.table.spans, headerRows: lb.table.headerRows });
       const table = { rows: t.cells.length, columns: t.cells[0]?.length ?? 0, headerRows: t.headerRows, spans: t.spans };
-      push({ type: 'table', box: lb.box, markdown: tableToMarkdown(t), confidence: meanConfidence(lines), lines, cells: t.cells, table });
+      const cells = t.cells.map((row) => row.map(withDollarMath));
+      push({ type: 'table', box: lb.box, markdown: tableToMarkdown(t), confidence: meanConfidence(lines), lines, cells, table });
       return;
     }
-    const text = reflow(lines.map((l) => l.text));
+    if ((lb.type === 'paragraph' || lb.type === 'heading') && lines.some((l) => l.formula === 'latex')) {
+      // Display formulas: each its own block, in its place between the runs of text around it (a formula's tall
+      // line may have made its block a "heading").
+      let run: LineOut[] = [];
+      const flush = (): void => {
+        const text = reflow(run.map(lineText));
+        const box = unionBox(run.map((l) => l.box));
+        if (text && lb.type === 'heading') {
+          push({ type: 'heading', level: lb.level ?? 2, box, markdown: headingMarkdown(text, lb.level ?? 2), confidence: meanConfidence(run), lines: run });
+        } else if (text) {
+          push({ type: 'paragraph', box, markdown: paragraphMarkdown(text), confidence: meanConfidence(run), lines: run });
+        }
+        run = [];
+      };
+      for (const l of lines) {
+        if (l.formula !== 'latex') {
+          run.push(l);
+          continue;
+        }
+        flush();
+        push({ type: 'formula', box: l.box, markdown: formulaMarkdown(l.text), confidence: meanConfidence([l]), lines: [l], latex: l.text });
+      }
+      flush();
+      return;
+    }
+    const text = reflow(lines.map(lineText));
     if (!text) return;
     if (lb.type === 'page_header' || lb.type === 'page_footer') {
       const type: BlockType = isPageNumber(text) ? 'page_number' : lb.type;
@@ -143,7 +184,7 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     const items = listItems(lines);
     if (items) {
       for (const item of items) {
-        const body = reflow(item.map((l) => l.text)).replace(LIST_MARK, '');
+        const body = reflow(item.map(lineText)).replace(LIST_MARK, '');
         const numbered = /^\s*\(?(\d{1,3})[.)]/.exec(item[0].text);
         push({
           type: 'list_item',

@@ -5,7 +5,7 @@
  * it is and olmOCR-Bench and OmniDocBench read.
  */
 import type { TableSpan } from './layout/table-grid.js';
-import { tableMarkdown } from './markdown.js';
+import { tableMarkdown, withDollarMath } from './markdown.js';
 
 export interface TableText {
   /** Cell text by grid position, row by row; '' where a span covers the position. */
@@ -60,7 +60,7 @@ export function tableToMarkdown(t: TableText): string {
       if (t.spans.some((s) => covers(s, r, c) && !(s.row === r && s.col === c))) return;
       const s = spanAt(t, r, c);
       const attrs = `${s && s.colSpan > 1 ? ` colspan="${s.colSpan}"` : ''}${s && s.rowSpan > 1 ? ` rowspan="${s.rowSpan}"` : ''}`;
-      out.push(`<${tag}${attrs}>${escapeHtml(text.replace(/\s+/g, ' ').trim())}</${tag}>`);
+      out.push(`<${tag}${attrs}>${escapeHtml(withDollarMath(text).replace(/\s+/g, ' ').trim())}</${tag}>`);
     });
     return `<tr>${out.join('')}</tr>`;
   };

@@ -51,7 +51,16 @@ export const BundleConfigSchema = z.object({
     readChars: z.number().int().positive().optional(),
     normalise: z.literal('minmax-ink-one'),
   }),
-  decoding: z.object({ maxNewTokens: z.number().int().positive(), negativeBias: z.number() }),
+  decoding: z.object({
+    maxNewTokens: z.number().int().positive(),
+    negativeBias: z.number(),
+    /**
+     * Most characters a reading spells per visual token (default 1: text). A formula bundle spells LaTeX, several
+     * characters to a frame (`\frac{\partial B}{\partial t}` over a few columns), and its CTC reading cannot say
+     * how long its reading is.
+     */
+    charsPerFrame: z.number().positive().optional(),
+  }),
   heads: z.object({ lm: z.boolean(), ctc: z.boolean(), mtp: z.boolean(), pmtp: z.boolean().optional(), diffusion: z.boolean() }),
   focalLayers: z.array(z.number().int()),
   files: z.object({

@@ -28,7 +28,8 @@ export function visualLengths(vis: VisualState): number[] {
 export async function decodeGreedy(bundle: Bundle, visual: VisualState, onToken?: (row: number, id: number) => void, lines?: readonly number[]): Promise<GreedyResult> {
   const { nLayers, nHeads, headDim } = bundle.config.dims;
   const { bos, eos } = bundle.config.specialIds;
-  const limit = visualLengths(visual).map((n, r) => Math.min(bundle.config.decoding.maxNewTokens, n + 4 * (lines?.[r] ?? 1)));
+  const perFrame = bundle.config.decoding.charsPerFrame ?? 1;
+  const limit = visualLengths(visual).map((n, r) => Math.min(bundle.config.decoding.maxNewTokens, Math.ceil(perFrame * n) + 4 * (lines?.[r] ?? 1)));
   const rule = positionRule(bundle);
   const pos = limit.map(() => 0); // per original row: the position of the token it feeds next
   const started = performance.now();

@@ -327,7 +327,7 @@ export class Scheduler {
     const maxNew = this.bundle.config.decoding.maxNewTokens;
     this.nextGroup++;
     // No line holds more characters than visual tokens, nor many more than the CTC head read (tokenLimit).
-    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], ctcFrames[r] ?? [], ctcProbs[r] ?? [], bos, tokenLimit(maxNew, real[r], p.task.crops.length, ctc[r].length), this.nextGroup, ms, real[r], this.policyFor(p.task)));
+    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], ctcFrames[r] ?? [], ctcProbs[r] ?? [], bos, tokenLimit(maxNew, real[r], p.task.crops.length, ctc[r].length, this.bundle.config.decoding.charsPerFrame), this.nextGroup, ms, real[r], this.policyFor(p.task)));
     // The chunks join the running batch in one copy.
     const joining = Boolean(this.cache && this.vis && this.seqs.length);
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;

@@ -62,9 +62,14 @@ export interface LineOutput {
 const RUNAWAY_RATIO = 1.5;
 const RUNAWAY_SLACK = 16;
 
-/** Most tokens a sequence may commit: the bundle's cap, a character per visual token (plus line breaks), and the runaway bound. */
-export function tokenLimit(maxNew: number, visual: number, crops: number, ctcLength: number): number {
-  return Math.min(maxNew, visual + 4 * crops, RUNAWAY_SLACK + Math.ceil(RUNAWAY_RATIO * ctcLength));
+/**
+ * Most tokens a sequence may commit: the bundle's cap, `charsPerFrame` characters per visual token (one for text;
+ * plus line breaks), and the runaway bound (for text only: a bundle that spells several characters a frame has a
+ * CTC reading shorter than any reading, LaTeX's control words being longer than the frames they cover).
+ */
+export function tokenLimit(maxNew: number, visual: number, crops: number, ctcLength: number, charsPerFrame = 1): number {
+  const runaway = charsPerFrame > 1 ? Infinity : RUNAWAY_SLACK + Math.ceil(RUNAWAY_RATIO * ctcLength);
+  return Math.min(maxNew, Math.ceil(charsPerFrame * visual) + 4 * crops, runaway);
 }
 
 /** A read waiting for its line's result. */

@@ -4,10 +4,11 @@
  * allow `max_diffs` edits (fuzzy substring), "order" needs both found with `before` first, "baseline" (a blank
  * page) passes when the output has at most `max_length` alphanumeric characters. Table facts as olmOCR-Bench reads
  * tables (olmocr-tables.ts: GFM and HTML tables, spans, heading cells; a cell matches at rapidfuzz's ratio >=
- * max(0.5, 1 - max_diffs / its length)). Math facts are scored as a reader of our markdown would (the LaTeX present
- * as text, not rendered and compared as olmOCR-Bench does), which our output rarely satisfies: they are reported.
+ * max(0.5, 1 - max_diffs / its length)). Math facts as olmOCR-Bench's MathTest scores them: the markdown's
+ * equations rendered by KaTeX and compared as MathML (olmocr-math.ts).
  */
 
+import { mathFactHolds } from './olmocr-math.js';
 import { type CellId, headingsFrom, htmlTables, markdownTables } from './olmocr-tables.js';
 
 export interface Fact {
@@ -123,7 +124,7 @@ export function checkFact(f: Fact, markdown: string): boolean {
     case 'baseline':
       return markdown.replace(/[^\p{L}\p{N}]/gu, '').length <= (f.max_length ?? 10);
     case 'math':
-      return found(f.math ?? '').ok;
+      return mathFactHolds(f.math ?? '', markdown);
     case 'table':
       return tableFact(f, markdown);
   }

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { openSource } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
 import type { DecodingOptionsInput } from '../engine/options.js';
+import type { FormulaReader } from '../worker/formula-reader.js';
 import { readDocument } from '../worker/read-document.js';
 import { ned } from './ned.js';
 import { checkFact } from './olmocr-facts.js';
@@ -33,7 +34,7 @@ async function turnedPage(bytes: Uint8Array, p: { file: string; page: number }, 
   }
 }
 
-export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean, decoding?: DecodingOptionsInput, turn = 0): Promise<PageRun> {
+export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean, decoding?: DecodingOptionsInput, turn = 0, formulas: FormulaReader | null = null): Promise<PageRun> {
   const original = readFileSync(p.file);
   const bytes = turn ? await turnedPage(original, p, turn) : original;
   const at = turn ? { file: `${p.file} turned ${turn}.png`, page: 0 } : p;
@@ -41,7 +42,7 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
   let ours = '';
   let error: string | undefined;
   try {
-    ours = (await readDocument(engine, bytes, at.file, { pages: String(at.page), dropHeadersFooters: !p.keepsHeadersFooters, decoding })).markdown;
+    ours = (await readDocument(engine, bytes, at.file, { pages: String(at.page), dropHeadersFooters: !p.keepsHeadersFooters, decoding, formulas })).markdown;
   } catch (e) {
     error = (e as Error).message;
   }

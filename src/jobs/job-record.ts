@@ -32,6 +32,8 @@ export interface JobInput {
   dropHeadersFooters?: boolean;
   /** false: decode every line, even on a page the script gate finds in a script the model lacks (default true). */
   scriptGate?: boolean;
+  /** false: read every line as text, formulas included (default true: display formulas as LaTeX). */
+  formulas?: boolean;
   /** Word boxes on every line of the page tree (they come with the word-level formats anyway). */
   words?: boolean;
   /** Character boxes within each word too (implies words). */

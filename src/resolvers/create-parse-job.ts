@@ -20,6 +20,7 @@ export interface CreateParseJobArgs {
   formats?: OutputFormat[] | null;
   dropHeadersFooters?: boolean | null;
   scriptGate?: boolean | null;
+  formulas?: boolean | null;
   words?: boolean | null;
   characters?: boolean | null;
   decoding?: DecodingArgs | null;
@@ -93,6 +94,7 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContex
     decoding,
     ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
     ...(args.scriptGate === false ? { scriptGate: false } : {}),
+    ...(args.formulas === false ? { formulas: false } : {}),
     ...(args.words ? { words: true } : {}),
     ...(args.characters ? { chars: true } : {}),
   }, bytes, args.idempotencyKey ?? undefined);

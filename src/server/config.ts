@@ -1,6 +1,7 @@
 /** The server's settings, from the environment, validated once at start-up with errors that name the variable. */
 import { z } from 'zod';
 import type { EngineOptions } from '../engine/engine.js';
+import { FormulaReader } from '../worker/formula-reader.js';
 
 const flag = z.enum(['0', '1', 'true', 'false', '']).default('0').transform((v) => v === '1' || v === 'true');
 const int = (def: number, min = 1): z.ZodType<number, string | undefined> =>
@@ -21,6 +22,8 @@ const EnvSchema = z.object({
   SPECULA_API_KEYS_FILE: z.string().optional(),
   SPECULA_ALLOW_ANONYMOUS: flag,
   SPECULA_MODEL: z.string().optional(),
+  /** The formula bundle (display formulas read as LaTeX); unset: the shipped one; "none": formulas are read as text. */
+  SPECULA_FORMULA_MODEL: z.string().optional(),
   SPECULA_DEVICE: z.enum(['cpu', 'cuda']).default('cpu'),
   /** Which graphs the engine runs: unset, int8 on CPU where the bundle has them (fp32 otherwise). */
   SPECULA_PRECISION: z.enum(['fp32', 'int8']).optional(),
@@ -67,6 +70,8 @@ export interface ServerConfig {
   apiKeysFile?: string;
   allowAnonymous: boolean;
   model?: string;
+  /** The formula bundle's folder, or "none"; absent: the shipped one where this install has it. */
+  formulaModel?: string;
   device: 'cpu' | 'cuda';
   precision?: 'fp32' | 'int8';
   concurrency: number;
@@ -119,6 +124,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     apiKeysFile: e.SPECULA_API_KEYS_FILE || undefined,
     allowAnonymous: e.SPECULA_ALLOW_ANONYMOUS,
     model: e.SPECULA_MODEL || undefined,
+    ...(e.SPECULA_FORMULA_MODEL ? { formulaModel: e.SPECULA_FORMULA_MODEL } : {}),
     device: e.SPECULA_DEVICE,
     ...(e.SPECULA_PRECISION ? { precision: e.SPECULA_PRECISION } : {}),
     concurrency: e.SPECULA_CONCURRENCY,
@@ -150,6 +156,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     lockMs: e.SPECULA_LOCK_MS,
     shutdownGraceMs: e.SPECULA_SHUTDOWN_GRACE_MS,
   };
+}
+
+/** The formula reader a worker uses (opened lazily, with the engine's options), or null. */
+export function formulaReader(config: ServerConfig): FormulaReader | null {
+  if (config.formulaModel === 'none') return null;
+  return config.formulaModel ? new FormulaReader(config.formulaModel, engineOptions(config)) : FormulaReader.shipped(engineOptions(config));
 }
 
 /** What a worker opens its engine with. */

@@ -19,7 +19,8 @@ import { urlFetcher } from '../resolvers/fetch-url.js';
 import { startWorker } from '../worker/start-worker.js';
 import { type App, createApp } from './app.js';
 import { ApiKeys } from './auth.js';
-import { ConfigError, engineOptions, type ServerConfig } from './config.js';
+import { ConfigError, engineOptions, formulaReader, type ServerConfig } from './config.js';
+import type { FormulaReader } from '../worker/formula-reader.js';
 import { engineInfo } from './engine-info.js';
 import { serveHealth } from './health.js';
 import { createLogger, type Logger } from './logger.js';
@@ -116,10 +117,12 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     forwardMs: metrics.forwardMs,
   };
   const stops: (() => void)[] = [];
+  let formulas: FormulaReader | null = null;
   if (engine) {
     stops.push(engine.observeForwards((o) => metrics.forward(o)));
     const limits = { ...DEFAULT_SOURCE_LIMITS, maxPixels: config.limits.pixels, maxPages: config.limits.pages };
-    startWorker({ engine, ...backends, limits, report: (e, jobId) => report(e, { jobId }) }, backends.queue, config.concurrency, {
+    formulas = formulaReader(config);
+    startWorker({ engine, formulas, ...backends, limits, report: (e, jobId) => report(e, { jobId }) }, backends.queue, config.concurrency, {
       started: (jobId) => {
         metrics.jobStarted();
         logger.info({ jobId, worker: workerId }, 'job started');
@@ -204,6 +207,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
       await backends.queue.close();
       await backends.close();
       if (engine && !opts.engine) await engine.close();
+      await formulas?.close();
       await flushReports();
     },
   };

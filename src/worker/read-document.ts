@@ -4,10 +4,12 @@
  * previous page (up to PAGES_AHEAD pages ahead of the oldest still decoding), so lines of different pages share
  * decoder batches; then assemble blocks and markdown. A PDF's
  * text layer becomes the reference drafter's text when the request drafts from a reference and sent none; it
- * is never used as the answer.
+ * is never used as the answer. Lines whose reading looks like mathematics are read again by the formula reader
+ * (formula-reader.ts), and become formulas where it reads LaTeX that renders (document/formula.ts).
  */
 import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
 import { cropLines, type LineCrop } from '../document/crop-lines.js';
+import { FALLBACK_CONFIDENCE, formulaVerdict, type FormulaVerdict, looksLikeFormula } from '../document/formula.js';
 import { preparePageOffThread } from '../document/layout/off-thread.js';
 import { cropLineImage } from '../document/line-image.js';
 import { PAGE_BREAK } from '../document/markdown.js';
@@ -21,6 +23,7 @@ import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/metrics.js';
 import { type DecodingOptions, type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/options.js';
 import { drafterSpec } from '../engine/registry.js';
+import type { FormulaReader, FormulaReading } from './formula-reader.js';
 import { howToRead } from './page-turn.js';
 
 export interface DocumentReading {
@@ -75,6 +78,8 @@ export interface ReadDocumentOptions extends AssembleOptions {
   /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags. */
   /** ... and how deep the draft offered at that step was (0: no draft). */
   onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
+  /** Reads display formulas as LaTeX; absent or null: every line is read as text. */
+  formulas?: FormulaReader | null;
 }
 
 export function plainText(pages: readonly PageOut[]): string {
@@ -166,14 +171,33 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         signal: stop.signal,
         unreadScripts: unreadScript,
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
-      }).then((r) => {
+      }).then(async (r) => {
+        // Lines that read like mathematics, read again by the formula reader (one batch per page).
+        // Set apart as a display formula is: its block's only line, or a line taller than type (limits, fractions).
+        const alone = layout.blocks.flatMap((b) => b.lines.map((l) => (b.lines.length === 1 && (b.type === 'paragraph' || b.type === 'heading')) || l.band.height >= 1.4 * layout.lineHeight));
+        const candidates = opts.formulas ? r.lines.flatMap((l, i) => (!l.unread && looksLikeFormula(l.text, alone[i]) ? [i] : [])) : [];
+        const formulas = new Map<number, { reading: FormulaReading; verdict: FormulaVerdict }>();
+        if (opts.formulas && candidates.length) {
+          const read = await opts.formulas.read(candidates.map((i) => crops[i]), input, stop.signal);
+          for (const [j, i] of candidates.entries()) formulas.set(i, { reading: read[j], verdict: await formulaVerdict(read[j].text, read[j].capped, read[j].confidence, r.lines[i].confidence) });
+        }
         const t2 = performance.now();
         let k = 0;
         const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {
           const crop = crops[k];
+          const { reading: f, verdict } = formulas.get(k) ?? { reading: undefined, verdict: 'text' };
           const line = r.lines[k++];
+          if (f && verdict === 'latex') {
+            // Word boxes of a formula: the formula is one "word" over its ink (hOCR, ALTO and a searchable PDF hold it
+            // whole; its characters have no columns of their own in LaTeX).
+            const whole = { text: f.text, box: l.band, confidence: f.confidence };
+            const words = opts.words || opts.chars ? { words: [opts.chars ? { ...whole, chars: [] } : whole] } : {};
+            return { box: l.box, text: f.text, confidence: f.confidence, formula: 'latex' as const, ...words };
+          }
           const words = line.glyphs ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
-          return { box: l.box, text: line.text, confidence: line.confidence, ...(line.unread ? { unread: true } : {}), ...words };
+          const fallback = verdict === 'fallback' ? { formula: 'fallback' as const } : {};
+          const confidence = verdict === 'fallback' ? Math.min(line.confidence, FALLBACK_CONFIDENCE) : line.confidence;
+          return { box: l.box, text: line.text, confidence, ...(line.unread ? { unread: true } : {}), ...words, ...fallback };
         }));
         // Every box in the page as it came in, whichever way it was turned and straightened to be read.
         const frame: PageFrame = { width: rendered.width, height: rendered.height, turn: prepared.turn, degrees: prepared.degrees };

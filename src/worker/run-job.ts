@@ -17,6 +17,7 @@ import type { EventLog } from '../jobs/events.js';
 import { type JobRun, WorkerStopping } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import { SOFTWARE_NAME, softwareVersion } from '../version.js';
+import type { FormulaReader } from './formula-reader.js';
 import { readDocument } from './read-document.js';
 
 export interface WorkerDeps {
@@ -28,6 +29,8 @@ export interface WorkerDeps {
   limits?: SourceLimits;
   /** Unexpected errors (not the input's fault) go here, e.g. to Sentry. */
   report?: (error: unknown, jobId: string) => void;
+  /** Reads display formulas as LaTeX (absent: formulas are read as text). */
+  formulas?: FormulaReader | null;
 }
 
 export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run: JobRun = { attempt: 1 }): Promise<void> {
@@ -85,6 +88,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
       decoding: job.input.decoding,
       dropHeadersFooters: job.input.dropHeadersFooters,
       ...(job.input.scriptGate === false ? { scriptGate: false } : {}),
+      formulas: job.input.formulas === false ? null : (deps.formulas ?? null),
       ...(deps.limits ? { limits: deps.limits } : {}),
       signal,
       onOpen: (pages) => {

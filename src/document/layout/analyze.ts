@@ -8,12 +8,12 @@
  */
 import type { GrayPage } from '../decode-image.js';
 import { binarize, type Box, columnInk, firstInk, type InkMap, lastInk, removeRules, type Rule, unionBox, wordsOf } from './ink.js';
-import { lineBands, median, padLine, rowProfile } from './lines.js';
+import { foldFormulaParts, lineBands, median, padLine, rowProfile } from './lines.js';
 import { takeOutCaptions } from './captions.js';
 import { takeOutPictures } from './pictures.js';
 import { type LayoutLine, type LayoutTable, tableGrid } from './table-grid.js';
 
-export const BLOCK_TYPES = ['heading', 'paragraph', 'list_item', 'table', 'figure', 'page_header', 'page_footer', 'page_number'] as const;
+export const BLOCK_TYPES = ['heading', 'paragraph', 'list_item', 'table', 'figure', 'formula', 'page_header', 'page_footer', 'page_number'] as const;
 export type BlockType = (typeof BLOCK_TYPES)[number];
 
 export type { LayoutLine, LayoutTable, TableSpan } from './table-grid.js';
@@ -357,23 +357,25 @@ export function analyzeLayout(page: GrayPage): PageLayout {
   const leaves = xyCut(ink, full, lh, page, vrules);
   const blocks: LayoutBlock[] = [];
   const bodyDensity: number[] = [];
-  const pending: { leaf: Leaf; bands: Box[] }[] = leaves.map((leaf) => ({
-    leaf,
+  const pending: { leaf: Leaf; bands: Box[]; read: Box[] }[] = leaves.map((leaf) => {
     // A band under a third of a line height is a speck row or a dotted rule: no type is set that small.
-    bands: leaf.kind === 'block' ? lineBands(ink, leaf.box, lh).filter((b) => b.height >= MIN_BAND * lh) : [],
-  }));
+    const bands = leaf.kind === 'block' ? lineBands(ink, leaf.box, lh).filter((b) => b.height >= MIN_BAND * lh) : [];
+    // The lines read: a formula's limits and a fraction's parts are one line with it. (Sizes and types are
+    // measured on the bands as printed: a formula's folded line is not large type, nor a picture.)
+    return { leaf, bands, read: foldFormulaParts(bands, lh) };
+  });
   for (const p of pending) for (const b of p.bands) bodyDensity.push(inkDensity(ink, b));
   const typicalDensity = median(bodyDensity);
   // Body text sets the scale: a width-weighted median, so long lines of running text outweigh short cells.
   const pageLh = weightedMedian(pending.flatMap((p) => p.bands.map((b) => [b.height, b.width] as [number, number]))) || lh;
-  for (const { leaf, bands } of pending) {
+  for (const { leaf, bands, read } of pending) {
     if (leaf.kind === 'table') {
       const table = tableGrid(ink, lineBands(ink, leaf.box, pageLh), pageLh, page, leaf.box, hrules, leaf.parts);
       blocks.push({ type: 'table', box: leaf.box, lines: table.cells.flat(2), table });
       continue;
     }
     const box = leaf.box;
-    const lines = bands.map((b) => ({ band: b, box: padLine(b, page, undefined) }));
+    const lines = read.map((b) => ({ band: b, box: padLine(b, page, undefined) }));
     const lineH = median(bands.map((b) => b.height));
     // A thin leaf without text is a rule or an ornament: nothing to read, nothing to keep.
     if (!bands.length && box.height < 1.5 * pageLh) continue;

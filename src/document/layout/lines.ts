@@ -113,6 +113,48 @@ export function lineBands(ink: InkMap, r: Box, typical?: number): Box[] {
   return out;
 }
 
+/**
+ * Whether band `part`, just above or below band `line`, is a piece of a formula set on that line: a limit (a glyph
+ * or two of small type under or over an integral or a sum, whose line the operator makes tall) or a fraction's
+ * numerator or denominator (narrower than the line, touching it, and well inside it: a paragraph's short last
+ * line starts where the line above starts, an indented one a little further in).
+ */
+export function formulaPart(part: Box, line: Box, lh: number): boolean {
+  const gap = part.y >= line.y + line.height ? part.y - (line.y + line.height) : line.y - (part.y + part.height);
+  if (gap < 0) return false;
+  const within = part.x >= line.x - 0.3 * lh && part.x + part.width <= line.x + line.width + 0.3 * lh;
+  if (!within) return false;
+  // A limit hangs off a big operator, so its line is taller than type (a hanging line's "L24" under a reference is not).
+  const limit = line.height >= 1.4 * lh && part.height < 0.8 * lh && part.width < 2 * lh && gap < 0.5 * lh;
+  // A fraction stands after something on its line ("= -"), further in than an indented line of text starts, and
+  // its parts are a few symbols wide (a right-aligned line of text under another is wider).
+  const fraction = gap <= 0.15 * lh && part.width <= Math.min(0.7 * line.width, 6 * lh) && part.x >= line.x + 2 * lh && part.height <= 1.2 * lh;
+  return limit || fraction;
+}
+
+/** A block's bands (top to bottom) with the pieces of a formula set above or below its line folded into it. */
+export function foldFormulaParts(bands: readonly Box[], lh: number): Box[] {
+  const out = [...bands];
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let i = 0; i + 1 < out.length; i++) {
+      const [a, b] = [out[i], out[i + 1]];
+      if (formulaPart(b, a, lh) || formulaPart(a, b, lh)) {
+        out.splice(i, 2, unionOf(a, b));
+        changed = true;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+function unionOf(a: Box, b: Box): Box {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return { x, y, width: Math.max(a.x + a.width, b.x + b.width) - x, height: Math.max(a.y + a.height, b.y + b.height) - y };
+}
+
 /** A line's crop box: the band padded the way training crops were (about 15% above and below). */
 export function padLine(b: Box, page: { width: number; height: number }, clip?: Box): Box {
   const padY = Math.round(0.15 * b.height);

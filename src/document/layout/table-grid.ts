@@ -7,7 +7,7 @@
  */
 import type { GrayPage } from '../decode-image.js';
 import { type Box, type InkMap, unionBox } from './ink.js';
-import { median, padLine } from './lines.js';
+import { formulaPart, median, padLine } from './lines.js';
 
 export interface LayoutLine {
   /** The crop box the model reads (the band plus padding). */
@@ -202,9 +202,42 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
     for (const [c0, c1] of taken) if (c1 > c0) spans.push({ row: r, col: c0, rowSpan: 1, colSpan: c1 - c0 + 1 });
   });
   for (const row of cells) for (const cell of row) cell.sort((a, b) => a.band.y - b.band.y || a.band.x - b.band.x);
+  foldFormulaRows(cells, spans, lh, page, region);
   let headerRows = 1;
   while (headerRows < rows.length - 1 && !cells[headerRows][0].length && cells[headerRows].some((c) => c.length)) headerRows++;
   // Where the first row heads the stub column too ("Source"), a row under it with an empty stub is a band within
   // the body, not more header.
-  return { rows: rows.length, cols: cols.length, cells, spans, headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows };
+  return { rows: cells.length, cols: cols.length, cells, spans, headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows };
+}
+
+/**
+ * A formula whose limit or fraction part the rows cut off (the rows are bands across the whole table, and text
+ * beside the formula sets them): the part, alone at the top or bottom of its cell in the next row, joins the line
+ * of the same column it belongs to; a row left with nothing is dropped.
+ */
+function foldFormulaRows(cells: LayoutLine[][][], spans: TableSpan[], lh: number, page: GrayPage, region: Box): void {
+  const join = (into: LayoutLine, part: LayoutLine): void => {
+    into.band = unionBox([into.band, part.band]);
+    into.box = padLine(into.band, page, region);
+  };
+  for (let r = 0; r + 1 < cells.length; r++) {
+    cells[r].forEach((upper, c) => {
+      const lower = cells[r + 1][c];
+      const last = upper[upper.length - 1];
+      const first = lower[0];
+      if (!last || !first || spans.some((s) => (s.row === r || s.row === r + 1) && s.col === c)) return;
+      if (formulaPart(first.band, last.band, lh)) {
+        join(last, first);
+        lower.shift();
+      } else if (formulaPart(last.band, first.band, lh)) {
+        join(first, last);
+        upper.pop();
+      }
+    });
+  }
+  for (let r = cells.length - 1; r >= 0; r--) {
+    if (cells[r].some((cell) => cell.length) || spans.some((s) => s.row === r)) continue;
+    cells.splice(r, 1);
+    for (const s of spans) if (s.row > r) s.row--;
+  }
 }
