@@ -229,11 +229,10 @@ export async function evalCommand(argv: string[]): Promise<number> {
         model: (await formulas.engine()).bundle.config.name,
         ours: { ...ours, seconds, cropsPerSecond: lines.length / seconds },
         ...(tess ? { tesseract: { ...(await scoreFormulas(tess.texts, truths)), seconds: tess.seconds } } : {}),
+        // The first eight crops not read exactly, for a look.
         worst: lines
-          .map((l, i) => ({ i, d: normalLatex(read[i].text).join(' ') === normalLatex(l.text).join(' ') ? 0 : 1 + Math.abs(read[i].text.length - l.text.length) }))
-          .filter((x) => x.d > 0)
-          .slice(0, 8)
-          .map(({ i }) => ({ image: lines[i].image, truth: truths[i], ours: read[i].text })),
+          .flatMap((l, i) => (normalLatex(read[i].text).join(' ') === normalLatex(l.text).join(' ') ? [] : [{ image: l.image, truth: l.text, ours: read[i].text }]))
+          .slice(0, 8),
       };
     }
   } finally {

@@ -173,10 +173,10 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
       }).then(async (r) => {
         // Lines that read like mathematics, read again by the formula reader (one batch per page).
-        // Set apart as a display formula is: its block's only line, or a line taller than type (limits, fractions).
-        const alone = layout.blocks.flatMap((b) => b.lines.map((l) => (b.lines.length === 1 && (b.type === 'paragraph' || b.type === 'heading')) || l.band.height >= 1.4 * layout.lineHeight));
-        const candidates = opts.formulas ? r.lines.flatMap((l, i) => (!l.unread && looksLikeFormula(l.text, alone[i]) ? [i] : [])) : [];
         const formulas = new Map<number, { reading: FormulaReading; verdict: FormulaVerdict }>();
+        // Set apart as a display formula is: its block's only line, or a line taller than type (limits, fractions).
+        const alone = opts.formulas ? layout.blocks.flatMap((b) => b.lines.map((l) => (b.lines.length === 1 && (b.type === 'paragraph' || b.type === 'heading')) || l.band.height >= 1.4 * layout.lineHeight)) : [];
+        const candidates = r.lines.flatMap((l, i) => (opts.formulas && !l.unread && looksLikeFormula(l.text, alone[i]) ? [i] : []));
         if (opts.formulas && candidates.length) {
           const read = await opts.formulas.read(candidates.map((i) => crops[i]), input, stop.signal);
           for (const [j, i] of candidates.entries()) formulas.set(i, { reading: read[j], verdict: await formulaVerdict(read[j].text, read[j].capped, read[j].confidence, r.lines[i].confidence) });

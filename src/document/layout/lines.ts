@@ -3,7 +3,7 @@
  * weakest row, specks and rules dropped, accents folded into their line, each band boxed tightly with padding.
  */
 import type { GrayPage } from '../decode-image.js';
-import { binarize, type Box, firstInk, type InkMap, inkCount, lastInk, wordsOf } from './ink.js';
+import { binarize, type Box, firstInk, type InkMap, inkCount, lastInk, unionBox, wordsOf } from './ink.js';
 
 export type { Box } from './ink.js';
 
@@ -140,19 +140,13 @@ export function foldFormulaParts(bands: readonly Box[], lh: number): Box[] {
     for (let i = 0; i + 1 < out.length; i++) {
       const [a, b] = [out[i], out[i + 1]];
       if (formulaPart(b, a, lh) || formulaPart(a, b, lh)) {
-        out.splice(i, 2, unionOf(a, b));
+        out.splice(i, 2, unionBox([a, b]));
         changed = true;
         break;
       }
     }
   }
   return out;
-}
-
-function unionOf(a: Box, b: Box): Box {
-  const x = Math.min(a.x, b.x);
-  const y = Math.min(a.y, b.y);
-  return { x, y, width: Math.max(a.x + a.width, b.x + b.width) - x, height: Math.max(a.y + a.height, b.y + b.height) - y };
 }
 
 /** A line's crop box: the band padded the way training crops were (about 15% above and below). */
