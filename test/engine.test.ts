@@ -15,6 +15,7 @@ import { tokenLimit } from '../src/engine/sequence.js';
 import { runVision } from '../src/engine/vision.js';
 import { chunkByColumns } from '../src/engine/vision-pass.js';
 import { RestartingVision } from '../src/engine/vision-runner.js';
+import { startSpareVisionThread, takeSpareVisionThread } from '../src/engine/vision-thread.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
 const BUNDLE_FILES = ['config.json', 'vision.onnx', 'vision.int8.onnx', 'decoder.onnx', 'mtp.onnx', 'pmtp.onnx', 'golden.json'];
@@ -68,7 +69,7 @@ describe('the shipped model bundle', () => {
   });
 
   it('a line\'s int8 visual tokens do not depend on the other lines of its vision batch', async () => {
-    const bundle = await loadBundle();
+    const bundle = await loadBundle(DEFAULT_BUNDLE, { precision: 'int8' });
     try {
       const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
       const lines = await cropLines(page, findLines(page), bundle.config.image);
@@ -126,13 +127,14 @@ describe('the shipped model bundle', () => {
 
   it('a corrupt ONNX file is reported by name', async () => {
     const dir = copyBundle();
-    // The graph each precision opens is checked: the int8 vision graph by default, the float one for fp32.
-    for (const [file, precision] of [['vision.int8.onnx', undefined], ['vision.onnx', 'fp32']] as const) {
+    // The graph each precision opens is checked, and a drafter head's file at the open though its session is built
+    // only when first drafted with.
+    for (const [file, precision] of [['vision.int8.onnx', 'int8'], ['vision.onnx', 'fp32'], ['mtp.onnx', 'fp32']] as const) {
       const path = join(dir, file);
-      const bytes = readFileSync(path);
-      bytes.fill(0x5a, 1000, 2000);
-      writeFileSync(path, bytes);
-      await failsWith(loadBundle(dir, precision ? { precision } : {}), 'BUNDLE_CORRUPT_FILE', path);
+      const good = readFileSync(path);
+      writeFileSync(path, Buffer.from(good).fill(0x5a, 1000, 2000));
+      await failsWith(loadBundle(dir, { precision }), 'BUNDLE_CORRUPT_FILE', path);
+      writeFileSync(path, good);
     }
     rmSync(dir, { recursive: true });
   });
@@ -344,6 +346,20 @@ describe('the engine under concurrent reads', () => {
       const after = await engine.readLines(crops.slice(0, 4));
       assert.deepEqual(after.lines.map((l) => l.text), before.lines.map((l) => l.text));
       assert.equal(vision.restarts, 1);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('a vision thread started before the engine opens (as the CLI starts one) is the one it reads with, and reads the same', async () => {
+    const plain = await Engine.open();
+    const want = (await plain.readLines(crops.slice(0, 4))).lines.map((l) => l.text);
+    await plain.close();
+    startSpareVisionThread();
+    const engine = await Engine.open();
+    try {
+      assert.equal(takeSpareVisionThread(), null, 'the engine took the spare thread');
+      assert.deepEqual((await engine.readLines(crops.slice(0, 4))).lines.map((l) => l.text), want);
     } finally {
       await engine.close();
     }

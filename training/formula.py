@@ -7,6 +7,9 @@ superscript argument braced (`x^{2}`), no spaces except the one a control word n
 differ from the label where mathtext lacks a form a page uses: an integral's limits stacked above and below it
 (MathJax/KaTeX display style) are drawn with `\\overset`/`\\underset` but labelled `\\int_{a}^{b}`.
 
+Two draws in five (since 0.5.1) are textbook-shaped (Gen.textbook: exponentials of products, vector calculus,
+definite integrals evaluated, derivatives written out, function values); the rest come from the general grammar.
+
   # a pool of clean crops (pdf_lines.py's pool format: PNGs and labels.tsv; degraded afresh at training time)
   /usr/bin/python3 training/formula.py --out training/runs/formula-pool --count 40000 --seed 1
   # the held-out crops (their own seed; any label the training pool holds is dropped)
@@ -44,8 +47,9 @@ FONTSETS = ["cm", "cm", "cm", "stix", "stix", "dejavuserif", "dejavusans", "stix
 class Gen:
     """A random formula as (label, source) pieces: source is what mathtext draws, label what the reader must say."""
 
-    def __init__(self, rng: random.Random):
+    def __init__(self, rng: random.Random, textbook_share: float = 0.4):
         self.r = rng
+        self.textbook_share = textbook_share
 
     def pick(self, xs):
         return self.r.choice(xs)
@@ -172,7 +176,7 @@ class Gen:
         if kind == "partial":
             v = self.pick("xyzt")
             f = self.pick(["f", "u", "\\phi", "\\mathbf{B}", "\\mathbf{E}", "y"])
-            lab = "\\frac{\\partial " + f + "}{\\partial " + v + "}"
+            lab = partial(f, v)
             return lab, lab
         if kind == "lim":
             v = self.pick("xnth")
@@ -211,7 +215,93 @@ class Gen:
             src.append(s)
         return join(lab), join(src)
 
+    def exponent(self) -> str:
+        """A superscript of several atoms, as exponentials and powers have them: i\\pi, -x^{2}, 2\\pi ik, n+1, -1/2."""
+        r = self.r.random()
+        v = self.pick("xtkn")
+        if r < 0.3:
+            return join([self.pick(["i", "-i", "2\\pi i", "-2\\pi i", "i\\omega", "-\\lambda", "-i\\omega"]),
+                         self.pick(["\\pi", "\\theta", "\\phi", "t", "x", "kx", "\\omega t", "nx"])])
+        if r < 0.5:
+            return join(["-", v, "^{2}"]) if self.r.random() < 0.6 else join(["-", "\\frac{" + v + "^{2}}{2}"])
+        if r < 0.7:
+            return join([v, self.pick(["+1", "-1", "+k", "-k", "+2"])])
+        if r < 0.85:
+            return self.pick(["-1", "-2", "1/2", "-1/2", "n", "\\alpha", "-\\alpha t", "2n"])
+        return join([self.pick(["2", "", "-"]), self.pick(["\\pi", "i", "\\alpha"]), self.pick("xtkn")])
+
+    def applied(self, name: str | None = None, arg: str | None = None) -> str:
+        """A function applied to a letter, a number or a short sum: f(x), F(b), g(t+1)."""
+        name = name or self.pick(["f", "f", "g", "h", "F", "G", "u", "y", "\\phi", "\\psi"])
+        arg = arg or self.pick([self.pick("xtsabnkz"), self.pick("xtsabnkz"), self.number(), join([self.pick("xtn"), self.pick(["+1", "-1", "+h"])])])
+        return f"{name}({arg})"
+
+    def vector(self) -> str:
+        return self.pick(["\\mathbf{" + self.pick("EBDHJAFvurx") + "}", "\\vec{" + self.pick("EBFvur") + "}"])
+
+    def textbook(self) -> tuple[str, str]:
+        """Formulas shaped as textbooks and papers set them, which the grammar above draws too rarely: an exponential
+        of a product, vector calculus, a definite integral evaluated, derivatives written out, function values. Letters,
+        limits and operands are drawn, never a named formula's own."""
+        r = self.r.random()
+        if r < 0.2:  # exponentials and powers with several atoms up top
+            base = self.pick(["e", "e", "e", "x", "a", "z", "\\mathrm{e}", "2", "10"])
+            lhs = base + "^{" + self.exponent() + "}"
+            if self.r.random() < 0.3:
+                lhs = join([self.symbol()[0], lhs])
+            parts = [lhs]
+            for _ in range(self.r.randint(0, 2)):
+                parts += [self.pick(["+", "-", "+"]), self.scripted(1)[0]]
+            rhs = self.pick([self.number(), self.sequence(1, 1, 2)[0], join(["\\cos", self.pick(["\\theta", "x", "t"]), "+i", "\\sin", self.pick(["\\theta", "x", "t"])])])
+            lab = join(parts + ["=", rhs])
+            return lab, lab
+        if r < 0.45:  # vector calculus
+            op = self.pick(["\\nabla\\times", "\\nabla\\times", "\\nabla\\cdot", "\\nabla\\cdot", "\\nabla^{2}", "\\nabla"])
+            lhs = join([op, self.vector() if not op.endswith("}") and op != "\\nabla" else self.pick(["u", "\\phi", "f", "\\psi", "V"])])
+            v = self.vector()
+            c = self.pick(["\\mu_{0}", "\\varepsilon_{0}", "\\mu_{0}\\varepsilon_{0}", "", "", "c^{2}", "\\sigma", "-"])
+            rhs = self.pick([
+                "0", "0",
+                "\\frac{" + self.pick(["\\rho", "q", "\\sigma", "Q"]) + "}{" + self.pick(["\\varepsilon_{0}", "\\epsilon_{0}", "4\\pi", "\\kappa"]) + "}",
+                join([self.pick(["-", ""]), partial(v, "t")]),
+                join([c, self.vector(), "+", c.lstrip("-"), partial(v, "t")]),
+                join([c, self.vector()]),
+                join([self.pick(["-", ""]), "\\nabla", self.pick(["\\phi", "V", "p", "u"])]),
+                self.sequence(1, 1, 2)[0],
+            ])
+            lab = join([lhs, "=", rhs])
+            return lab, lab
+        if r < 0.65:  # a definite integral, evaluated or equated
+            v = self.pick("xtsuy")
+            lo, hi = self.pick([("a", "b"), ("0", "1"), ("0", "\\infty"), ("-\\infty", "\\infty"), ("0", "T"), ("0", "x"), ("1", "n"), ("-1", "1"), ("0", "2\\pi")])
+            f = self.pick(["f", "g", "h", "u", "p", "\\phi"])
+            body = self.pick([f"{f}({v})", f"{f}({v})", f"{f}^{{\\prime}}({v})", self.sequence(1, 1, 2)[0], join([v, "^{" + self.pick("2n3") + "}"]), join(["e^{" + self.exponent() + "}"])])
+            thin = self.pick(["", "\\,", "\\,"])  # typeset pages set a thin space before d; the label has none
+            big = f.upper() if f.isalpha() else "\\Phi"
+            rhs = self.pick([join([big, f"({hi})-", big, f"({lo})"]), self.sequence(1, 1, 2)[0], self.number(), join(["\\left[", big, f"({v})", "\\right]_{" + lo + "}^{" + hi + "}"])])
+            lab = join(["\\int_{" + lo + "}^{" + hi + "}", body, "d" + v, "=", rhs])
+            src = join(["\\int_{" + lo + "}^{" + hi + "}", body, thin + "d" + v, "=", rhs])
+            if self.r.random() < 0.5:  # limits stacked above and below the sign, as display style sets them
+                src = join(["\\overset{" + hi + "}{\\underset{" + lo + "}{\\int}}", body, thin + "d" + v, "=", rhs])
+            return lab, src
+        if r < 0.8:  # derivatives written out
+            f, v = self.pick(["f", "y", "u", "F", "x", "\\phi"]), self.pick("xt")
+            lhs = self.pick(["\\frac{d" + f + "}{d" + v + "}", "\\frac{d}{d" + v + "}" + self.applied(f if f.isalpha() else "f", v),
+                             partial(f, v), partial(f, v, 2),
+                             self.applied(f if f.isalpha() else "f", v).replace("(", "^{\\prime}(", 1)])
+            rhs = self.pick([self.sequence(1, 1, 3)[0], self.applied(), join([self.pick(["-", "", "k", "\\lambda"]), self.applied()]),
+                             join([self.pick(["c^{2}", "D", "\\alpha", "k"]), partial(f, self.pick("xyz"), 2)])])
+            lab = join([lhs, "=", rhs])
+            return lab, lab
+        # named quantities set as equations: function values, differences, products of scripted symbols
+        lhs = self.pick([self.applied(), self.scripted(1)[0], join([self.applied(), self.pick(["+", "-"]), self.applied()])])
+        rhs = join([self.pick(["", "-", "2"]), self.applied(), self.pick(["-", "+", "\\cdot"]), self.applied()]) if self.r.random() < 0.5 else self.sequence(0, 1, 3)[0]
+        lab = join([lhs, self.pick(["=", "=", "\\leq", "\\approx"]), rhs])
+        return lab, lab
+
     def formula(self) -> tuple[str, str]:
+        if self.r.random() < self.textbook_share:
+            return self.textbook()
         r = self.r.random()
         if r < 0.12:  # a list of terms
             a = [self.scripted(1) for _ in range(self.r.randint(2, 4))]
@@ -244,6 +334,12 @@ def join(parts: list[str]) -> str:
                 out += " "
         out += p
     return out
+
+
+def partial(f: str, v: str, order: int = 1) -> str:
+    """\\frac{\\partial f}{\\partial v}, spaced as the label spells it (a space only before a letter)."""
+    d = "\\partial" + (f"^{{{order}}}" if order > 1 else "")
+    return "\\frac{" + join([d, f]) + "}{" + join(["\\partial", v]) + (f"^{{{order}}}" if order > 1 else "") + "}"
 
 
 def canonical_spaces(s: str) -> str:
@@ -301,7 +397,8 @@ def build(out_dir: str, count: int, seed: int, exclude: set[str], max_chars: int
         while n < count:
             tried += 1
             lab, src = gen.formula()
-            if len(lab) > max_chars or lab in exclude or lab in seen or "\t" in lab:
+            # (a label spelled other than canonically is the generator's bug: one answer per picture)
+            if len(lab) > max_chars or lab in exclude or lab in seen or "\t" in lab or canonical_spaces(lab) != lab:
                 continue
             try:
                 img = render(src, rng)

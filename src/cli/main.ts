@@ -80,6 +80,21 @@ async function helpFor(name: string): Promise<string> {
   return help.replace(at[0], decodingHelp(at[1] ? { verifier: at[1] } : {}));
 }
 
+/**
+ * Whether this command will open an engine whose vision pass runs on a worker thread (CPU): then that thread is
+ * started now, so that its start overlaps the command's own modules (engine/vision-thread.ts; README, "health and
+ * metrics", for what it saved).
+ */
+function opensVisionThread(name: string, args: readonly string[]): boolean {
+  const flag = (f: string): string | undefined => {
+    const at = args.indexOf(f);
+    return at >= 0 ? args[at + 1] : args.find((a) => a.startsWith(`${f}=`))?.slice(f.length + 1);
+  };
+  if (name === 'serve') return (flag('--role') ?? process.env.SPECULA_ROLE ?? 'all') !== 'api' && process.env.SPECULA_DEVICE !== 'cuda';
+  if (name === 'parse') return flag('--device') !== 'cuda';
+  return false;
+}
+
 async function main(): Promise<void> {
   const [name, ...rest] = process.argv.slice(2);
   if (name === '--version' || name === '-v' || name === 'version') {
@@ -101,6 +116,7 @@ async function main(): Promise<void> {
     console.log(await helpFor(name));
     return;
   }
+  if (opensVisionThread(name, rest)) (await import('../engine/vision-thread.js')).startSpareVisionThread();
   try {
     process.exitCode = await cmd(rest);
   } catch (e) {

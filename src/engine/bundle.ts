@@ -7,10 +7,11 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type BundleFile, checkedBytes } from './bundle-file.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { EngineError } from './errors.js';
+import { HeadSession } from './head-session.js';
 import { ScriptGateSchema } from './script-gate.js';
 import { Tokenizer } from './tokenizer.js';
 import { InProcessVision, RestartingVision, type VisionHead, type VisionRunner } from './vision-runner.js';
@@ -124,10 +125,10 @@ export interface Bundle {
   /** The vision pass: in a worker thread on CPU (see vision-runner.ts). */
   vision: VisionRunner;
   decoder: ort.InferenceSession;
-  /** The MTP drafter head (mtp.onnx), where the bundle has one. */
-  mtp?: ort.InferenceSession;
+  /** The MTP drafter head (mtp.onnx), where the bundle has one: its session is built when first drafted with. */
+  mtp?: HeadSession;
   /** The P-MTP drafter head (pmtp.onnx, the same contract), where the bundle has one. */
-  pmtp?: ort.InferenceSession;
+  pmtp?: HeadSession;
   device: Device;
   /** Which vision graph runs (the decoder and the drafter heads are float either way). */
   precision: Precision;
@@ -289,15 +290,15 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
     throw e;
   });
   const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
-  const heads: Partial<Record<DrafterHead, ort.InferenceSession>> = {};
+  const heads: Partial<Record<DrafterHead, HeadSession>> = {};
   for (const h of HEAD_FILES) {
     const ref = config.files[h];
     if (!ref) continue;
     const file = fileOf(ref);
     try {
-      heads[h] = await openSession(checkedBytes(file), file.path, device, threads);
+      heads[h] = new HeadSession(file, (bytes) => openSession(bytes, file.path, device, threads));
     } catch (e) {
-      await Promise.all([decoder.release(), vision.release(), ...Object.values(heads).map((s) => s.release())]);
+      await Promise.all([decoder.release(), vision.release()]);
       throw e;
     }
   }

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Bundle } from './bundle.js';
 import type { CostPoint } from './draft-length.js';
 

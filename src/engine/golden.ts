@@ -147,7 +147,7 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
 
   for (const head of HEAD_FILES) {
     const golden = g[head];
-    const session = bundle[head];
+    const session = await bundle[head]?.session();
     if (!golden && !session) continue;
     if (!golden || !session) throw new EngineError('GOLDEN_MISMATCH', `the bundle has ${session ? `a ${head} head but no golden for it` : `a ${head} golden but no head`} (${file})`, file);
     const m = golden.inputs;

@@ -3,7 +3,7 @@
  * with this bundle, gets an error that lists the valid choices. What a request may send is derived from the
  * registry (its strategies and their parameters) and from the few knobs of decoding as a whole below.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BundleConfig } from './bundle.js';
 import { MAX_DRAFT_LENGTH, type DraftLengthSetting } from './draft-length.js';
 import { EngineError } from './errors.js';

@@ -6,7 +6,7 @@
  * lines only) scores each line. Callers decide what a score means for a page (worker/page-script.ts); the engine
  * reads a gated line by its CTC head alone (LineTask.unreadGate).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { VisualState } from './vision.js';
 
 export const ScriptGateSchema = z.object({

@@ -9,6 +9,7 @@ import * as ort from 'onnxruntime-node';
 import { type CtcReading, ctcGreedyFrames, ctcLogSoftmax } from './ctc-head.js';
 import type { BundleFile } from './bundle-file.js';
 import { EngineError, type EngineErrorCode } from './errors.js';
+import { takeSpareVisionThread, VISION_WORKER_URL } from './vision-thread.js';
 import { type GrayCrop, type ImageSpec, type PixelBatch, packBatch } from './preprocess.js';
 
 /**
@@ -154,7 +155,13 @@ export class WorkerVision implements VisionRunner {
    * the one config.json names, with onnxruntime's message when the model cannot load.
    */
   static open(data: VisionWorkerData): Promise<WorkerVision> {
-    const worker = new Worker(new URL('./vision-worker.js', import.meta.url), { workerData: data });
+    // A spare thread already started (vision-thread.ts) is sent its graph; else a thread starts with it.
+    const spare = takeSpareVisionThread();
+    const worker = spare ?? new Worker(VISION_WORKER_URL, { workerData: data });
+    if (spare) {
+      spare.ref();
+      spare.postMessage({ open: data });
+    }
     return new Promise((resolve, reject) => {
       const onError = (e: Error): void => reject(e);
       worker.once('error', onError);

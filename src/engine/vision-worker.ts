@@ -1,8 +1,8 @@
 /**
- * The vision session in a worker thread (see vision-runner.ts). It reads and checks its graph's file, opens the
- * session once, says whether that worked, then per message packs the crops into pixels, runs the pass, turns the CTC
- * head's logits into log-probabilities and greedy readings, and sends the outputs back, moving their buffers
- * rather than copying them.
+ * The vision session in a worker thread (see vision-runner.ts). It reads and checks its graph's file (given when
+ * it starts, or in its first message when it was started as a spare), opens the session once, says whether that
+ * worked, then per message packs the crops into pixels, runs the pass, turns the CTC head's logits into
+ * log-probabilities and greedy readings, and sends the outputs back, moving their buffers rather than copying them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
@@ -12,7 +12,10 @@ import { inputOf, runVisionSession, type VisionRequest, type VisionResponse, typ
 
 const port = parentPort;
 if (!port) throw new Error('vision-worker.js runs as a worker thread');
-const data = workerData as VisionWorkerData;
+// A spare thread (vision-thread.ts) starts without its graph: its first message brings it, or stops the thread.
+const data = (workerData as VisionWorkerData | null) ?? (await new Promise<VisionWorkerData>((resolve) => {
+  port.once('message', (m: { open: VisionWorkerData } | { close: true }) => ('open' in m ? resolve(m.open) : process.exit(0)));
+}));
 
 let session: ort.InferenceSession;
 try {

@@ -1,5 +1,5 @@
 /** The server's settings, from the environment, validated once at start-up with errors that name the variable. */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EngineOptions } from '../engine/engine.js';
 import { FormulaReader } from '../worker/formula-reader.js';
 

@@ -12,6 +12,7 @@
  */
 import * as ort from 'onnxruntime-node';
 import type { Bundle, DrafterHead } from '../bundle.js';
+import type { HeadSession } from '../head-session.js';
 import { argmax, type Draft, probability } from '../draft.js';
 import { nextSelection } from '../focal.js';
 import type { Drafter, SequenceView } from './drafter.js';
@@ -34,7 +35,7 @@ export class MtpDrafter implements Drafter {
   readonly usesHiddenState = true;
   readonly usesAttention: boolean;
   private readonly route: number;
-  private readonly session: ort.InferenceSession;
+  private readonly session: HeadSession;
   private readonly eos: number;
   private readonly gate: number;
   /** Depths beyond the trained ones still draft, but rarely pay: stop at twice the trained depth. */
@@ -102,8 +103,9 @@ export class MtpDrafter implements Drafter {
     const vT = new ort.Tensor('float32', v, shapeKV);
     const mT = new ort.Tensor('float32', mask, [n, visual]);
     const depth = Math.min(this.maxDepth, Math.max(...rows.map((i) => seqs[i].budget)));
+    const session = await this.session.session();
     for (let step = 0; step < depth && live.some(Boolean); step++) {
-      const out = await this.session.run({
+      const out = await session.run({
         state: new ort.Tensor('float32', state, [n, d]),
         token: new ort.Tensor('int64', BigInt64Array.from(token.map(BigInt)), [n]),
         position: new ort.Tensor('int64', BigInt64Array.from(position.map((p) => BigInt(Math.min(p, this.maxPosition)))), [n]),
