@@ -2,6 +2,7 @@
 import type { BlockOut, LineOut, PageOut } from '../src/document/assemble.js';
 import { BLOCK_TYPES, type TableSpan } from '../src/document/layout/analyze.js';
 import type { Box as BoxShape } from '../src/document/layout/ink.js';
+import type { InlineFormulaOut } from '../src/document/inline-formulas.js';
 import type { CharOut, WordOut } from '../src/document/word-boxes.js';
 import { builder } from './builder.js';
 
@@ -39,6 +40,17 @@ export const LineFormula = builder.enumType('LineFormula', {
   values: { LATEX: { value: 'latex' as const, description: 'Read as a formula: the line\'s text is LaTeX.' }, FALLBACK: { value: 'fallback' as const, description: 'The formula reader\'s LaTeX did not close (unbalanced, unknown command, length cap): the text reading stands, flagged.' } },
 });
 
+export const InlineFormula = builder.objectRef<InlineFormulaOut>('InlineFormula').implement({
+  description: 'A formula set within a line of text, read as LaTeX by the formula reader: it stands in the line\'s text as `$latex$`.',
+  fields: (t) => ({
+    latex: t.exposeString('latex', { description: 'The formula as LaTeX.' }),
+    box: t.field({ type: Box, description: 'Where the formula lies on the page: its own ink\'s width, its line\'s ink height.', resolve: (f) => f.box }),
+    confidence: t.exposeFloat('confidence', { description: 'Mean probability of the formula reader\'s tokens, 0 to 1.' }),
+    start: t.exposeInt('start', { description: 'Where `$latex$` starts in the line\'s text (UTF-16 code units, 0-based).' }),
+    end: t.exposeInt('end', { description: 'Where `$latex$` ends in the line\'s text (exclusive).' }),
+  }),
+});
+
 export const Line = builder.objectRef<LineOut>('Line').implement({
   fields: (t) => ({
     text: t.exposeString('text', { description: 'The line\'s text as read.' }),
@@ -53,6 +65,11 @@ export const Line = builder.objectRef<LineOut>('Line').implement({
       nullable: true,
       description: 'LATEX where the formula reader read this line as a formula (text is then its LaTeX); FALLBACK where its LaTeX did not close, so text is the text reading, with a low confidence; null for text lines.',
       resolve: (l) => l.formula ?? null,
+    }),
+    inlineFormulas: t.field({
+      type: [InlineFormula],
+      description: 'Formulas set within this line of text, left to right, each standing in text as `$latex$`; empty where there are none (a line that is a formula of its own has formula LATEX instead).',
+      resolve: (l) => l.inline ?? [],
     }),
     // Stored with the job's result, not fetched: a line's words count once, not ten times over.
     words: t.field({ type: [Word], nullable: true, complexity: { field: 1, multiplier: 1 }, description: 'The line\'s words, left to right; null unless the job asked for words (or a word-level format).', resolve: (l) => l.words ?? null }),

@@ -1,8 +1,10 @@
 /**
  * Display formulas: found on the page (limits and fraction parts kept on their formula's line), read as LaTeX by
  * the formula bundle where a line reads like mathematics, written as `$$` blocks (`$` in table cells), scored as
- * olmOCR-Bench scores math; a reading that does not close falls back to the text reading, flagged.
- * test/fixtures/formula-page.png is made by `training/formula.py --page --out test/fixtures/formula-page.png`.
+ * olmOCR-Bench scores math; a reading that does not close falls back to the text reading, flagged. Formulas set
+ * within prose lines: found from the text reading, cut by its alignment, written as `$...$` in their paragraph.
+ * test/fixtures/formula-page.png is made by `training/formula.py --page --out test/fixtures/formula-page.png`,
+ * test/fixtures/inline-formula-page.png by `training/formula.py --inline-page --out ...`.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import { assemblePage, type LineOut } from '../src/document/assemble.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { renderWordFormat } from '../src/document/formats/index.js';
 import { formulaVerdict, latexRenders, looksLikeFormula } from '../src/document/formula.js';
+import { inlineFormulaSpans, withInlineFormulas } from '../src/document/inline-formulas.js';
 import { analyzeLayout, type PageLayout } from '../src/document/layout/analyze.js';
 import { foldFormulaParts } from '../src/document/layout/lines.js';
 import { tableMarkdown } from '../src/document/markdown.js';
@@ -25,6 +28,7 @@ import { readDocument } from '../src/worker/read-document.js';
 import { ROOT } from './helpers/fixtures.js';
 
 const FORMULA_PAGE = join(ROOT, 'test', 'fixtures', 'formula-page.png');
+const INLINE_PAGE = join(ROOT, 'test', 'fixtures', 'inline-formula-page.png');
 const truth = JSON.parse(readFileSync(FORMULA_PAGE.replace('.png', '.json'), 'utf8')) as { lines: { kind: string; latex?: string; text?: string; box: number[] }[] };
 
 describe('math facts as olmOCR-Bench scores them', () => {
@@ -74,6 +78,16 @@ describe('which lines are formulas', () => {
     assert.ok(looksLikeFormula('{, roas - F0)~ Fen)', true));
     assert.ok(!looksLikeFormula('{, roas - F0)~ Fen)', false), 'in a paragraph, or a cell of type\'s height, it needs a sign of mathematics');
     assert.ok(!looksLikeFormula('3.1 Results of the (first) experiment', true));
+  });
+  it('finds formulas set within prose lines, and leaves names, units and code as prose', () => {
+    const spans = (t: string): string[] => inlineFormulaSpans(t).map((s) => t.slice(s.start, s.end));
+    assert.deepEqual(spans('Corollary 4.17. Suppose that g′ = ug for some u ∈ R×. Then λg = λg′.'), ['g′ = ug', 'u ∈ R×', 'λg = λg′']);
+    assert.deepEqual(spans('The energy is E = mc? in the units of this chapter.'), ['E = mc?']);
+    assert.deepEqual(spans('It follows that œ < ß whenever both are defined.'), ['œ < ß']);
+    assert.deepEqual(spans('where x=y holds'), ['x=y']);
+    for (const t of ['CURRENT USER = ALICE', 'in the α-Gevrey case, the α-Bruno condition', 'a film 5 μm thick of 2 m² area', 'Table 3 lists = and the rest', 'A line of prose with no mathematics set in it at all.']) {
+      assert.deepEqual(spans(t), [], t);
+    }
   });
   it('takes LaTeX that renders, keeps text that is text, and falls back on LaTeX that does not close or ran to the cap', async () => {
     assert.equal(await formulaVerdict('e^{i\\pi}+1=0', false), 'latex');
@@ -147,6 +161,25 @@ describe('formulas in the page\'s blocks and markdown', () => {
     assert.match(page.markdown, /\n\$\$\n\\nabla\\times\\mathbf\{E\}=-\\frac\{\\partial\\mathbf\{B\}\}\{\\partial t\}\n\$\$\n/);
     assert.ok(mathFactHolds('\\nabla \\times \\mathbf{E}=-\\frac{\\partial \\mathbf{B}}{\\partial t}', page.markdown));
   });
+  it('writes a formula read within a line as inline math in its paragraph, with its box, and its words one word', () => {
+    const box = layout.blocks[0].lines[0].box;
+    const line: LineOut = {
+      box,
+      text: 'Suppose that g’ = ug for some unit.',
+      confidence: 0.9,
+      words: ['Suppose', 'that', 'g’', '=', 'ug', 'for', 'some', 'unit.'].map((w, i) => ({ text: w, box: { x: 100 * i, y: 0, width: 80, height: 30 }, confidence: 0.9 })),
+    };
+    const f = { line: 0, span: { start: 13, end: 20 }, first: 2, last: 4, crop: { width: 1, height: 1, data: new Uint8Array(1) }, box: { x: 200, y: 0, width: 280, height: 30 }, textConfidence: 0.8 };
+    const out = withInlineFormulas(line, [{ ...f, latex: 'g^{\\prime}=ug', confidence: 0.99 }]);
+    assert.equal(out.text, 'Suppose that $g^{\\prime}=ug$ for some unit.');
+    assert.deepEqual(out.inline?.map((i) => out.text.slice(i.start, i.end)), ['$g^{\\prime}=ug$']);
+    assert.deepEqual(out.words?.map((w) => w.text), ['Suppose', 'that', 'g^{\\prime}=ug', 'for', 'some', 'unit.']);
+    assert.deepEqual(out.words?.[2].box, f.box);
+    const page = assemblePage(0, { ...layout, blocks: [{ ...layout.blocks[0], lines: layout.blocks[0].lines.slice(0, 1) }] }, [[out]]);
+    assert.deepEqual(page.blocks.map((b) => b.type), ['paragraph']);
+    assert.equal(page.markdown, 'Suppose that $g^{\\prime}=ug$ for some unit.');
+    assert.ok(mathFactHolds('g^{\\prime}=u g', page.markdown));
+  });
   it('keeps a formula that fell back as text in its paragraph, flagged, with the markdown unbroken', () => {
     const lines: LineOut[] = [{ box: layout.blocks[0].lines[0].box, text: 'V × E = -OB', confidence: 0.2, formula: 'fallback' }];
     const page = assemblePage(0, { ...layout, blocks: [{ ...layout.blocks[0], lines: layout.blocks[0].lines.slice(0, 1) }] }, [lines]);
@@ -198,9 +231,36 @@ describe('the formula bundle reads the page\'s formulas', { skip: !existsSync(jo
     }
   });
 
+  it('reads a formula set in a prose line as inline math, and the line\'s prose and a line without one as read', async () => {
+    const inlineTruth = JSON.parse(readFileSync(INLINE_PAGE.replace('.png', '.json'), 'utf8')) as { lines: { before?: string; latex?: string; after?: string; text?: string }[] };
+    const doc = await readDocument(engine, readFileSync(INLINE_PAGE), 'inline-formula-page.png', { formulas, words: true });
+    const lines = doc.pages[0].blocks.flatMap((b) => b.lines);
+    assert.equal(lines.length, inlineTruth.lines.length, lines.map((l) => l.text).join(' | '));
+    assert.ok(!lines.some((l) => l.formula), 'no line is a display formula');
+    const withMath = lines.filter((l) => l.inline?.length);
+    assert.ok(withMath.length >= 2, `inline formulas: ${lines.map((l) => l.text).join(' | ')}`);
+    for (const l of withMath) {
+      for (const f of l.inline ?? []) {
+        assert.ok(await latexRenders(f.latex), f.latex);
+        assert.equal(l.text.slice(f.start, f.end), `$${f.latex}$`);
+        // Its box lies within its line's, right of the prose before it.
+        assert.ok(f.box.x > l.box.x + 100 && f.box.x + f.box.width <= l.box.x + l.box.width + 2, JSON.stringify([f.box, l.box]));
+        assert.ok(l.words?.some((w) => w.text === f.latex));
+      }
+    }
+    // The plainest is read exactly, and the prose round it stays prose.
+    const exact = inlineTruth.lines.filter((t) => t.latex && withMath.some((l) => l.inline?.some((f) => normalLatex(f.latex).join(' ') === normalLatex(t.latex ?? '').join(' '))));
+    assert.ok(exact.length >= 1, `exact: ${withMath.map((l) => l.text).join(' | ')}`);
+    assert.match(doc.markdown, /Suppose that \$[^$\n]+\$ for some unit u of the ring\./);
+    assert.equal(lines[lines.length - 1].inline, undefined);
+    assert.equal(lines[lines.length - 1].text, inlineTruth.lines[inlineTruth.lines.length - 1].text);
+  });
+
   it('reads nothing as a formula when asked not to', async () => {
     const doc = await readDocument(engine, readFileSync(FORMULA_PAGE), 'formula-page.png', { formulas: null });
     assert.ok(!doc.pages[0].blocks.some((b) => b.type === 'formula'));
     assert.ok(!doc.markdown.includes('$$'));
+    const prose = await readDocument(engine, readFileSync(INLINE_PAGE), 'inline-formula-page.png', { formulas: null });
+    assert.ok(!prose.pages[0].blocks.some((b) => b.lines.some((l) => l.inline)));
   });
 });

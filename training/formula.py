@@ -473,6 +473,49 @@ def formula_page(out_png: str) -> None:
         json.dump({"lines": lines}, f, indent=1)
 
 
+INLINE_LINES = [
+    ("Suppose that ", "g'=ug", r"g^{\prime}=ug", " for some unit u of the ring."),
+    ("The energy is ", "E=mc^{2}", r"E=mc^{2}", " in the units of this chapter."),
+    ("It follows that ", r"\alpha\leq\beta", r"\alpha\leq\beta", " whenever both are defined."),
+]
+
+
+def inline_page(out_png: str) -> None:
+    """A test page (test/fixtures/inline-formula-page.png): prose lines with a formula set in each (mathtext at the
+    text's size, on its line), and a line of prose without one; its truth beside it as JSON."""
+    from PIL import ImageDraw, ImageFont
+    import json
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib import mathtext
+    matplotlib.rcParams["mathtext.fontset"] = "cm"
+    page = Image.new("L", (1400, 60 + 56 * (len(INLINE_LINES) + 1) + 40), 255)
+    draw = ImageDraw.Draw(page)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 28)
+    lines, y = [], 60
+    for before, src, label, after in INLINE_LINES:
+        buf = io.BytesIO()
+        mathtext.math_to_image("$" + src + "$", buf, dpi=250, format="png")
+        buf.seek(0)
+        im = Image.open(buf).convert("RGBA")
+        g = Image.alpha_composite(Image.new("RGBA", im.size, (255, 255, 255, 255)), im).convert("L")
+        draw.text((80, y), before, font=font, fill=0)
+        x = 80 + int(draw.textlength(before, font=font))
+        top = draw.textbbox((80, y), before, font=font)
+        # Centred on the text's ink, as a formula set in a line sits about its middle.
+        page.paste(g, (x, (top[1] + top[3]) // 2 - g.height // 2))
+        x += g.width + int(draw.textlength(" ", font=font))
+        draw.text((x, y), after.lstrip(), font=font, fill=0)
+        lines.append({"before": before.strip(), "latex": label, "after": after.strip()})
+        y += 56
+    plain = "A line of prose with no mathematics set in it at all."
+    draw.text((80, y), plain, font=font, fill=0)
+    lines.append({"text": plain})
+    page.save(out_png)
+    with open(out_png.replace(".png", ".json"), "w") as f:
+        json.dump({"lines": lines}, f, indent=1)
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
@@ -481,7 +524,11 @@ if __name__ == "__main__":
     ap.add_argument("--exclude", help="a labels.tsv whose formulas this set must not hold (the held-out set's)")
     ap.add_argument("--print", type=int, default=0, help="print this many generated labels and stop")
     ap.add_argument("--page", action="store_true", help="write the formula test page to --out (a .png path) and stop")
+    ap.add_argument("--inline-page", action="store_true", help="write the inline formula test page to --out and stop")
     args = ap.parse_args()
+    if args.inline_page:
+        inline_page(args.out)
+        sys.exit(0)
     if args.page:
         formula_page(args.out)
         sys.exit(0)

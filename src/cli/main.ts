@@ -17,8 +17,9 @@ const HELP: Record<string, string> = {
   --drop-headers                leave page headers, footers and page numbers out of the markdown
   --no-script-gate              decode every line, even on a page in a script the model never learnt (by default
                                 such a page's flagged lines are its CTC head's reading, marked unread)
-  --no-formulas                 read display formulas as text (by default a line that reads like mathematics is
-                                read again by the formula bundle: LaTeX, $$ in the markdown, $ in table cells)
+  --no-formulas                 read formulas as text (by default a line that reads like mathematics is read
+                                again by the formula bundle: LaTeX, $$ in the markdown, $ in table cells; and a
+                                run of symbols within a line of text, $ in the line)
   --formula-model DIR           the formula bundle (default models/specula-formula-base)
   --model DIR                   a model bundle (default models/specula-line-base)
   --device cpu|cuda             onnxruntime's provider (default cpu)

@@ -8,6 +8,7 @@
  */
 import { type Box, unionBox } from './layout/ink.js';
 import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
+import type { InlineFormulaOut } from './inline-formulas.js';
 import type { WordOut } from './word-boxes.js';
 import { formulaMarkdown, headingMarkdown, inlineFormula, listItemMarkdown, paragraphMarkdown, withDollarMath } from './markdown.js';
 import type { TableSpan } from './layout/table-grid.js';
@@ -31,6 +32,8 @@ export interface LineOut {
    * (document/formula.ts), so `text` is the text reader's reading and the confidence is low.
    */
   formula?: 'latex' | 'fallback';
+  /** Formulas read within the line (document/inline-formulas.ts): each stands in `text` as `$latex$`. */
+  inline?: InlineFormulaOut[];
 }
 
 export interface BlockOut {
@@ -110,7 +113,17 @@ function listItems(lines: readonly LineOut[]): LineOut[][] | null {
 }
 
 /** A line's text as the block writers take it: a formula's LaTeX marked as inline math. */
-const lineText = (l: LineOut): string => (l.formula === 'latex' ? inlineFormula(l.text) : l.text);
+const lineText = (l: LineOut): string => {
+  if (l.formula === 'latex') return inlineFormula(l.text);
+  if (!l.inline?.length) return l.text;
+  let out = '';
+  let at = 0;
+  for (const f of l.inline) {
+    out += l.text.slice(at, f.start) + inlineFormula(f.latex);
+    at = f.end;
+  }
+  return out + l.text.slice(at);
+};
 
 function meanConfidence(lines: readonly LineOut[]): number | null {
   const c = lines.map((l) => l.confidence).filter((x): x is number => x !== undefined);

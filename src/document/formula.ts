@@ -20,7 +20,7 @@ let katex: Promise<Katex> | null = null;
  * Relations and operators that running text does not use, Greek letters, superscript and subscript digits (not `_`
  * or `^`: identifiers in code and in prose have them).
  */
-const MATH_SIGN = /[=≤≥≠≈≡∼∝∑∏∫∮√∂∇∞±∓×÷→↦∈∉⊂⊆∪∩∀∃\u0391-\u03a9\u03b1-\u03c9\u00b2\u00b3\u00b9\u2070-\u209c]/u;
+export const MATH_SIGN = /[=≤≥≠≈≡∼∝∑∏∫∮√∂∇∞±∓×÷→↦∈∉⊂⊆∪∩∀∃\u0391-\u03a9\u03b1-\u03c9\u00b2\u00b3\u00b9\u2070-\u209c]/u;
 /** What a garbled display formula still shows. */
 const WEAK_SIGN = /[-+−–()[\]{}|/*<>]/u;
 const LONG_WORD = /^\p{L}{4,}[.,;:]?$/u;

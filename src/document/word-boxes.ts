@@ -92,6 +92,35 @@ function inkColumns(ink: (x: number, y: number) => boolean, from: number, to: nu
 }
 
 /**
+ * Where glyphs `first`..`last` of a line lie (a run of its characters, spaces between words included): the crop
+ * columns they may own (half-way to the characters either side), the ink in those columns, and that ink's box on the
+ * page, as tall as the line's ink; with the mean probability of their characters. Null where the glyphs do not
+ * hold that run.
+ */
+export function glyphRun(crop: LineCrop, place: CropPlace, glyphs: readonly Glyph[], first: number, last: number): { from: number; to: number; ink: [number, number]; box: Box; confidence: number } | null {
+  if (first < 0 || last >= glyphs.length || first > last) return null;
+  const ink = inkTest(crop);
+  const [top, bottom] = inkRows(crop, ink);
+  const before = glyphs.slice(0, first).filter((g) => !/\s/u.test(g.char)).pop();
+  const after = glyphs.slice(last + 1).find((g) => !/\s/u.test(g.char));
+  const own = glyphs.slice(first, last + 1).filter((g) => !/\s/u.test(g.char));
+  if (!own.length) return null;
+  const x0 = Math.min(...own.map((g) => g.x0));
+  const x1 = Math.max(...own.map((g) => g.x1));
+  const from = Math.max(0, Math.floor(before ? (before.x1 + x0) / 2 : 0));
+  const to = Math.min(crop.width, Math.ceil(after ? (x1 + after.x0) / 2 : crop.width));
+  const cols = inkColumns(ink, from, Math.max(from + 1, to), top, bottom) ?? [x0, x1];
+  const sx = place.width / crop.width;
+  const sy = place.height / crop.height;
+  const px0 = Math.round(place.x + cols[0] * sx);
+  const px1 = Math.round(place.x + cols[1] * sx);
+  const py0 = Math.round(place.y + top * sy);
+  const py1 = Math.round(place.y + (bottom + 1) * sy);
+  const confidence = own.reduce((s, g) => s + g.prob, 0) / own.length;
+  return { from, to, ink: cols, box: { x: px0, y: py0, width: Math.max(1, px1 - px0), height: Math.max(1, py1 - py0) }, confidence };
+}
+
+/**
  * Words are as tall as their line's ink (ascenders to descenders), as a PDF's word boxes are (the font's height)
  * and as a highlight should be: "a" and "Tly" on one line get one height. Their width is their own ink's.
  * `chars`: each word's characters too, each owning the columns half-way to its neighbours' aligned frames

@@ -1,5 +1,6 @@
-/** Normalised edit distance on markdown with its syntax stripped, as the page sets are scored. */
+/** Normalised edit distance on markdown with its syntax stripped and its math as typeset, as the page sets are scored. */
 import { distance } from 'fastest-levenshtein';
+import katex from 'katex';
 import { normalise } from './cer.js';
 
 /** Markdown to the words a reader sees: headings, emphasis, list marks, table pipes and rules, HTML table tags, comments gone. */
@@ -21,8 +22,45 @@ export function stripMarkdown(md: string): string {
     .replace(/(\*\*|__|\*|_|`)/g, '');
 }
 
+/**
+ * A formula as a reader sees it typeset: the glyphs KaTeX draws for it, in order (its MathML's text, the LaTeX
+ * annotation left out), with the space a relation or an operator is set with; LaTeX that does not render, as it is.
+ */
+function typeset(latex: string): string {
+  let ml: string;
+  try {
+    ml = katex.renderToString(latex, { output: 'mathml', throwOnError: true, strict: 'ignore' });
+  } catch {
+    return latex;
+  }
+  return ml
+    .replace(/<annotation[\s\S]*?<\/annotation>/g, '')
+    .replace(/<mo([^>]*)>([^<]*)<\/mo>/g, (_, attrs: string, op: string) => (/lspace="0em"/.test(attrs) || /^[()[\]{}|,.;:!′]$/u.test(op) ? op : ` ${op} `))
+    .replace(/<[^>]+>/g, '')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/**
+ * Our markdown's math (`$$` lines round a display formula, `$...$` within text; a `$` that is text is escaped,
+ * `\$`, in a block with a formula) as it renders. Applied to what a system wrote, never to the truth, whose `$` are
+ * prices.
+ */
+export function mathAsTypeset(md: string): string {
+  return md
+    .replace(/^\$\$\n([\s\S]+?)\n\$\$$/gm, (_, latex: string) => typeset(latex))
+    // Pandoc's rule, which GitHub's follows: no space inside either `$`, and no digit after the closing one (so
+    // `$12.99 and $13`, left unescaped where a block has no formula, is text).
+    .replace(/(?<!\\)\$(?=\S)([^$\n]*?\S)\$(?!\d)/g, (_, latex: string) => typeset(latex));
+}
+
+/**
+ * `hyp` against `ref`, each stripped of markdown syntax; formulas in `hyp` scored as the glyphs they render to, as
+ * the truth's text layer holds them (a page's `x^{\beta}` is the `xβ` its PDF spells).
+ */
 export function ned(hyp: string, ref: string): number {
-  const h = normalise(stripMarkdown(hyp));
+  const h = normalise(stripMarkdown(mathAsTypeset(hyp)));
   const r = normalise(stripMarkdown(ref));
   const n = Math.max(h.length, r.length);
   return n ? distance(h, r) / n : 0;

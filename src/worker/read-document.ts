@@ -5,11 +5,13 @@
  * decoder batches; then assemble blocks and markdown. A PDF's
  * text layer becomes the reference drafter's text when the request drafts from a reference and sent none; it
  * is never used as the answer. Lines whose reading looks like mathematics are read again by the formula reader
- * (formula-reader.ts), and become formulas where it reads LaTeX that renders (document/formula.ts).
+ * (formula-reader.ts), and become formulas where it reads LaTeX that renders (document/formula.ts); so do runs of
+ * symbols within a prose line, cut from its crop (document/inline-formulas.ts).
  */
 import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
 import { cropLines, type LineCrop } from '../document/crop-lines.js';
 import { FALLBACK_CONFIDENCE, formulaVerdict, type FormulaVerdict, looksLikeFormula } from '../document/formula.js';
+import { inlineCandidates, type InlineFormula, withInlineFormulas } from '../document/inline-formulas.js';
 import { preparePageOffThread } from '../document/layout/off-thread.js';
 import { cropLineImage } from '../document/line-image.js';
 import { PAGE_BREAK } from '../document/markdown.js';
@@ -167,7 +169,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         decoding,
         context,
         metrics,
-        align: opts.words || opts.chars,
+        align: opts.words || opts.chars || Boolean(opts.formulas),
         signal: stop.signal,
         unreadScripts: unreadScript,
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
@@ -177,9 +179,23 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         // Set apart as a display formula is: its block's only line, or a line taller than type (limits, fractions).
         const alone = opts.formulas ? layout.blocks.flatMap((b) => b.lines.map((l) => (b.lines.length === 1 && (b.type === 'paragraph' || b.type === 'heading')) || l.band.height >= 1.4 * layout.lineHeight)) : [];
         const candidates = r.lines.flatMap((l, i) => (opts.formulas && !l.unread && looksLikeFormula(l.text, alone[i]) ? [i] : []));
-        if (opts.formulas && candidates.length) {
-          const read = await opts.formulas.read(candidates.map((i) => crops[i]), input, stop.signal);
+        // Formulas set within prose lines: runs of words that read as mathematics, cut from their line's crop
+        // where the alignment of its text puts them (document/inline-formulas.ts).
+        const inline = opts.formulas ? inlineCandidates(r.lines, crops, new Set(candidates)) : [];
+        const inlineRead = new Map<number, InlineFormula[]>();
+        if (opts.formulas && (candidates.length || inline.length)) {
+          const read = await opts.formulas.read([...candidates.map((i) => crops[i]), ...inline.map((c) => c.crop)], input, stop.signal);
           for (const [j, i] of candidates.entries()) formulas.set(i, { reading: read[j], verdict: await formulaVerdict(read[j].text, read[j].capped, read[j].confidence, r.lines[i].confidence) });
+          for (const [j, c] of inline.entries()) {
+            const f = read[candidates.length + j];
+            // Only LaTeX that renders, read with more confidence than the text reader read those words: anything
+            // else keeps the words as read (a run of symbols the formula reader cannot close is text, not a flag
+            // on the whole line).
+            if ((await formulaVerdict(f.text, f.capped, f.confidence, c.textConfidence)) !== 'latex') continue;
+            const list = inlineRead.get(c.line) ?? [];
+            list.push({ ...c, latex: f.text, confidence: f.confidence });
+            inlineRead.set(c.line, list);
+          }
         }
         const t2 = performance.now();
         let k = 0;
@@ -194,10 +210,13 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
             const words = opts.words || opts.chars ? { words: [opts.chars ? { ...whole, chars: [] } : whole] } : {};
             return { box: l.box, text: f.text, confidence: f.confidence, formula: 'latex' as const, ...words };
           }
-          const words = line.glyphs ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
+          // (Glyphs are aligned for the formulas within lines too; words only where asked for.)
+          const words = line.glyphs && (opts.words || opts.chars) ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
           const fallback = verdict === 'fallback' ? { formula: 'fallback' as const } : {};
           const confidence = verdict === 'fallback' ? Math.min(line.confidence, FALLBACK_CONFIDENCE) : line.confidence;
-          return { box: l.box, text: line.text, confidence, ...(line.unread ? { unread: true } : {}), ...words, ...fallback };
+          const out: LineOut = { box: l.box, text: line.text, confidence, ...(line.unread ? { unread: true } : {}), ...words, ...fallback };
+          const found = inlineRead.get(k - 1);
+          return found ? withInlineFormulas(out, found) : out;
         }));
         // Every box in the page as it came in, whichever way it was turned and straightened to be read.
         const frame: PageFrame = { width: rendered.width, height: rendered.height, turn: prepared.turn, degrees: prepared.degrees };
