@@ -3,9 +3,10 @@
  * (timed apart), one untimed warm-up read of the sample page, then every page read with a few documents in flight, so one page's layout overlaps another's
  * vision pass and decoder steps. Prints one JSON object: each page's markdown and seconds, the stage times, the
  * wall time over all pages and the process's peak RSS. bench/pages.bench.ts runs it as a child process per
- * system and page set, so the peak RSS is this reading's alone.
+ * system and page set, so the peak RSS is this reading's alone. Formulas are read as `specula parse` reads them
+ * (the shipped formula bundle, opened with the model and timed with its load), unless --no-formulas.
  *
- *   node dist/bench/pages-reader.js --pages pages.json [--drafter none --verifier greedy] [--precision fp32]
+ *   node dist/bench/pages-reader.js --pages pages.json [--drafter none --verifier greedy] [--precision fp32] [--no-formulas]
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { parseArgs } from 'node:util';
 import type { Precision } from '../src/engine/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import type { DecodingOptionsInput } from '../src/engine/options.js';
+import { FormulaReader } from '../src/worker/formula-reader.js';
 import { type DocumentReading, readDocument, type StageTimes } from '../src/worker/read-document.js';
 import { ROOT } from './lines.js';
 
@@ -43,6 +45,7 @@ const { values } = parseArgs({
     precision: { type: 'string' },
     model: { type: 'string' },
     ahead: { type: 'string', default: '3' },
+    'no-formulas': { type: 'boolean', default: false },
   },
 });
 if (!values.pages) throw new Error('--pages FILE (a JSON list of { file, page, dropHeadersFooters })');
@@ -51,14 +54,17 @@ const decoding: DecodingOptionsInput = { ...(values.drafter ? { drafter: values.
 const ahead = Math.max(1, Number(values.ahead));
 
 const t0 = performance.now();
-const engine = await Engine.open(values.model, values.precision ? { precision: values.precision as Precision } : {});
+const engineOpts = values.precision ? { precision: values.precision as Precision } : {};
+const engine = await Engine.open(values.model, engineOpts);
 engine.resolve(decoding);
+const formulas = values['no-formulas'] ? null : FormulaReader.shipped(engineOpts);
+await formulas?.engine();
 const loadSeconds = (performance.now() - t0) / 1000;
 // One warm-up read of the sample page (not an evaluation page), untimed: it fills onnxruntime's arenas and, on a
 // machine that has none cached yet, measures the forward-cost table `auto` draft lengths use (a few seconds, once
 // per machine: src/engine/cost-cache.ts).
 const tw = performance.now();
-await readDocument(engine, readFileSync(join(ROOT, 'examples', 'sample-page.png')), 'sample-page.png', { decoding });
+await readDocument(engine, readFileSync(join(ROOT, 'examples', 'sample-page.png')), 'sample-page.png', { decoding, formulas });
 const warmSeconds = (performance.now() - tw) / 1000;
 
 const t1 = performance.now();
@@ -72,7 +78,7 @@ async function lane(): Promise<void> {
     const j = jobs[i];
     const start = performance.now();
     try {
-      const r = await readDocument(engine, readFileSync(j.file), j.file, { pages: String(j.page), decoding, dropHeadersFooters: j.dropHeadersFooters });
+      const r = await readDocument(engine, readFileSync(j.file), j.file, { pages: String(j.page), decoding, dropHeadersFooters: j.dropHeadersFooters, formulas });
       readings[i] = r;
       results[i] = { markdown: r.markdown, seconds: (performance.now() - start) / 1000 };
     } catch (e) {
@@ -108,4 +114,5 @@ const result: ReaderResult = {
   tokensPerForward: forwards ? committed / forwards : 0,
 };
 await engine.close();
+await formulas?.close();
 process.stdout.write(`${JSON.stringify(result)}\n`);

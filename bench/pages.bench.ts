@@ -8,7 +8,7 @@
  * our renderer first (that rendering is not in tesseract's time; Specula's time includes its own).
  *
  *   npm run bench:pages -- [--sets docbank_pages,docling_pages,tesseract_pages] [--limit N] [--no-tesseract]
- *                          [--systems default,ar] [--rounds N] [--out bench/results/pages.json]
+ *                          [--systems default,ar] [--rounds N] [--no-formulas] [--out bench/results/pages.json]
  *
  * With --rounds N every system reads each set N times, the order reversed every other round (A B t, t B A, ...),
  * and a row gives the median round's figures with every round's pages/s beside them: this machine's speed drifts
@@ -42,6 +42,7 @@ const { values } = parseArgs({
     limit: { type: 'string' },
     'no-tesseract': { type: 'boolean', default: false },
     precision: { type: 'string' },
+    'no-formulas': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results/pages.json' },
     rounds: { type: 'string', default: '1' },
   },
@@ -92,7 +93,7 @@ async function specula(set: string, system: string, pages: EvalPage[]): Promise<
   const list = join(work, `${set}.json`);
   const jobs: PageJob[] = pages.map((p) => ({ file: p.file, page: p.page, dropHeadersFooters: !p.keepsHeadersFooters }));
   writeFileSync(list, JSON.stringify(jobs));
-  const args = [HEAP_FLOOR_FLAG, reader, '--pages', list, ...SYSTEMS[system].args, ...(values.precision ? ['--precision', values.precision] : [])];
+  const args = [HEAP_FLOOR_FLAG, reader, '--pages', list, ...SYSTEMS[system].args, ...(values.precision ? ['--precision', values.precision] : []), ...(values['no-formulas'] ? ['--no-formulas'] : [])];
   const { stdout } = await run(process.execPath, args, { maxBuffer: 256 << 20, env: { ...process.env, ...MALLOC_ARENAS_ENV } });
   const r = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ReaderResult;
   const neds = scoreOf(pages, r.pages.map((x) => x.markdown));
@@ -202,7 +203,8 @@ const report = {
   created: new Date().toISOString(),
   machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`,
   tesseract: tessVersion,
-  scoring: 'NED of markdown with its syntax stripped, by src/eval/ned.ts (as `npm run eval` scores pages); page headers and footers dropped where a set\'s truth has none (docling)',
+  scoring: 'NED of markdown with its syntax stripped and its formulas as they render, by src/eval/ned.ts (as `npm run eval` scores pages); page headers and footers dropped where a set\'s truth has none (docling)',
+  formulas: values['no-formulas'] ? 'not read (--no-formulas)' : 'read by the shipped formula bundle, as specula parse reads them (its load in loadSeconds)',
   timing: 'pages/s = pages / wall seconds over the whole set in one process (Specula: model load excluded, reported as loadSeconds; tesseract: one process per core); stage times are per page and overlap across pages',
   rounds,
   speedups,

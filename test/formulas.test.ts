@@ -21,6 +21,7 @@ import { tableMarkdown } from '../src/document/markdown.js';
 import { Engine } from '../src/engine/engine.js';
 import { scoreFormulas } from '../src/eval/formula-score.js';
 import { normalLatex } from '../src/eval/latex-score.js';
+import { mathAsTypeset, ned } from '../src/eval/ned.js';
 import { checkFact } from '../src/eval/olmocr-facts.js';
 import { equationsIn, mathFactHolds } from '../src/eval/olmocr-math.js';
 import { DEFAULT_FORMULA_BUNDLE, FormulaReader } from '../src/worker/formula-reader.js';
@@ -52,6 +53,18 @@ describe('math facts as olmOCR-Bench scores them', () => {
   });
   it('scores math facts through checkFact', () => {
     assert.ok(checkFact({ pdf: 'p.pdf', page: 1, id: 'm', type: 'math', math: 'e^{i \\pi}+1=0' }, '$$\ne^{i\\pi}+1=0\n$$'));
+  });
+});
+
+describe('page NED with formulas in the markdown', () => {
+  it('scores a formula as the glyphs it renders to, as a page\'s text layer spells it', () => {
+    assert.equal(mathAsTypeset('with $F(x)=x^{\\beta}$ and $\\beta\\to\\infty$.'), 'with F(x) = xβ and β → ∞.');
+    assert.equal(mathAsTypeset('above\n\n$$\n\\frac{a}{b}\n$$\n\nbelow'), 'above\n\nab\n\nbelow');
+    assert.equal(ned('with $x^{2}$ here', 'with x2 here'), 0);
+  });
+  it('leaves prices, escaped dollars and LaTeX that does not render as text', () => {
+    assert.equal(mathAsTypeset('costs $12.99 and $13 or \\$5'), 'costs $12.99 and $13 or \\$5');
+    assert.equal(mathAsTypeset('a $\\notacommand{x}$ b'), 'a \\notacommand{x} b');
   });
 });
 
