@@ -91,6 +91,17 @@ function inkColumns(ink: (x: number, y: number) => boolean, from: number, to: nu
   return left < 0 ? null : [left, right + 1];
 }
 
+/** Crop columns [x0, x1) on rows [top, bottom] as a box on the page. */
+function pageBox(crop: LineCrop, place: CropPlace, x0: number, x1: number, top: number, bottom: number): Box {
+  const sx = place.width / crop.width;
+  const sy = place.height / crop.height;
+  const px0 = Math.round(place.x + x0 * sx);
+  const py0 = Math.round(place.y + top * sy);
+  const px1 = Math.round(place.x + x1 * sx);
+  const py1 = Math.round(place.y + (bottom + 1) * sy);
+  return { x: px0, y: py0, width: Math.max(1, px1 - px0), height: Math.max(1, py1 - py0) };
+}
+
 /**
  * Where glyphs `first`..`last` of a line lie (a run of its characters, spaces between words included): the crop
  * columns they may own (half-way to the characters either side), the ink in those columns, and that ink's box on the
@@ -110,14 +121,8 @@ export function glyphRun(crop: LineCrop, place: CropPlace, glyphs: readonly Glyp
   const from = Math.max(0, Math.floor(before ? (before.x1 + x0) / 2 : 0));
   const to = Math.min(crop.width, Math.ceil(after ? (x1 + after.x0) / 2 : crop.width));
   const cols = inkColumns(ink, from, Math.max(from + 1, to), top, bottom) ?? [x0, x1];
-  const sx = place.width / crop.width;
-  const sy = place.height / crop.height;
-  const px0 = Math.round(place.x + cols[0] * sx);
-  const px1 = Math.round(place.x + cols[1] * sx);
-  const py0 = Math.round(place.y + top * sy);
-  const py1 = Math.round(place.y + (bottom + 1) * sy);
   const confidence = own.reduce((s, g) => s + g.prob, 0) / own.length;
-  return { from, to, ink: cols, box: { x: px0, y: py0, width: Math.max(1, px1 - px0), height: Math.max(1, py1 - py0) }, confidence };
+  return { from, to, ink: cols, box: pageBox(crop, place, cols[0], cols[1], top, bottom), confidence };
 }
 
 /**
@@ -130,15 +135,7 @@ export function lineWords(crop: LineCrop, place: CropPlace, glyphs: readonly Gly
   const spans = words(glyphs);
   const ink = inkTest(crop);
   const [lineTop, lineBottom] = inkRows(crop, ink);
-  const sx = place.width / crop.width;
-  const sy = place.height / crop.height;
-  const toPage = (cx0: number, cx1: number): Box => {
-    const x0 = Math.round(place.x + cx0 * sx);
-    const y0 = Math.round(place.y + lineTop * sy);
-    const x1 = Math.round(place.x + cx1 * sx);
-    const y1 = Math.round(place.y + (lineBottom + 1) * sy);
-    return { x: x0, y: y0, width: Math.max(1, x1 - x0), height: Math.max(1, y1 - y0) };
-  };
+  const toPage = (cx0: number, cx1: number): Box => pageBox(crop, place, cx0, cx1, lineTop, lineBottom);
   return spans.map((w, i) => {
     // The columns this word may own: half-way to the words either side.
     const from = Math.max(0, Math.floor(i ? (spans[i - 1].x1 + w.x0) / 2 : 0));
