@@ -40,16 +40,11 @@ export function cropLines(page: GrayPage, boxes: readonly Box[], spec: LineCropS
   return Promise.all(boxes.map((b) => cropLine(page, b, spec)));
 }
 
-/** Columns [x0, x1) of a line crop as a crop of their own (a formula set within the line), its place narrowed to them. */
+/** Columns [x0, x1) of a line crop as a crop of their own (a formula set within the line, for the formula reader). */
 export function cropColumns(crop: LineCrop, x0: number, x1: number): LineCrop {
   const a = Math.max(0, Math.min(crop.width - 1, Math.floor(x0)));
   const width = Math.max(1, Math.min(crop.width, Math.ceil(x1)) - a);
   const data = new Uint8Array(width * crop.height);
   for (let y = 0; y < crop.height; y++) data.set(crop.data.subarray(y * crop.width + a, y * crop.width + a + width), y * width);
-  const out: LineCrop = { width, height: crop.height, data };
-  if (crop.place) {
-    const sx = crop.place.width / crop.width;
-    out.place = { x: Math.round(crop.place.x + a * sx), y: crop.place.y, width: Math.max(1, Math.round(width * sx)), height: crop.place.height };
-  }
-  return out;
+  return { width, height: crop.height, data };
 }

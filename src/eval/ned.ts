@@ -1,7 +1,7 @@
 /** Normalised edit distance on markdown with its syntax stripped and its math as typeset, as the page sets are scored. */
 import { distance } from 'fastest-levenshtein';
-import katex from 'katex';
 import { normalise } from './cer.js';
+import { renderMathMl } from './olmocr-math.js';
 
 /** Markdown to the words a reader sees: headings, emphasis, list marks, table pipes and rules, HTML table tags, comments gone. */
 export function stripMarkdown(md: string): string {
@@ -23,18 +23,13 @@ export function stripMarkdown(md: string): string {
 }
 
 /**
- * A formula as a reader sees it typeset: the glyphs KaTeX draws for it, in order (its MathML's text, the LaTeX
- * annotation left out), with the space a relation or an operator is set with; LaTeX that does not render, as it is.
+ * A formula as a reader sees it typeset: the glyphs KaTeX draws for it, in order (the text of its MathML, as
+ * olmocr-math.ts renders it), with the space a relation or an operator is set with; LaTeX that does not render, as it is.
  */
 function typeset(latex: string): string {
-  let ml: string;
-  try {
-    ml = katex.renderToString(latex, { output: 'mathml', throwOnError: true, strict: 'ignore' });
-  } catch {
-    return latex;
-  }
+  const ml = renderMathMl(latex);
+  if (ml === null) return latex;
   return ml
-    .replace(/<annotation[\s\S]*?<\/annotation>/g, '')
     .replace(/<mo([^>]*)>([^<]*)<\/mo>/g, (_, attrs: string, op: string) => (/lspace="0em"/.test(attrs) || /^[()[\]{}|,.;:!′]$/u.test(op) ? op : ` ${op} `))
     .replace(/<[^>]+>/g, '')
     .replace(/&lt;/g, '<')

@@ -25,15 +25,21 @@ export function equationsIn(markdown: string): string[] {
   return out;
 }
 
-/** KaTeX's MathML for `latex` (display mode), the `<semantics>` content without its annotation, normalised; null if it does not render. */
-export function mathMl(latex: string): string | null {
+/** KaTeX's MathML for `latex` (display mode), the `<semantics>` content without its annotation; null if it does not render. */
+export function renderMathMl(latex: string): string | null {
   let html: string;
   try {
     html = katex.renderToString(latex, { output: 'mathml', displayMode: true, throwOnError: true, strict: false });
   } catch {
     return null;
   }
-  const inner = /<semantics>([\s\S]*)<annotation[\s\S]*<\/semantics>/.exec(html)?.[1] ?? html;
+  return /<semantics>([\s\S]*)<annotation[\s\S]*<\/semantics>/.exec(html)?.[1] ?? html;
+}
+
+/** renderMathMl's MathML normalised as the fact comparison wants it; null if it does not render. */
+export function mathMl(latex: string): string | null {
+  const inner = renderMathMl(latex);
+  if (inner === null) return null;
   return inner
     .replace(/\s(?:fence|stretchy|separator)="[^"]*"/g, '')
     .replace(/<\/?mrow>/g, '')
