@@ -28,6 +28,9 @@ class ModelConfig:
     # learnt line embedding, and a text position is line * max_text + position within the line (BOS opens
     # each line), so each line reuses the line model's own positions. 0: a line bundle.
     max_lines: int = 0
+    # The stem's channels per conv block. A distilled stem (distill_stem.py) is narrower; checkpoints from before
+    # it have no such field and get the teacher's widths.
+    stem_channels: tuple = (32, 64, 128, 128, 160)
 
     def to_dict(self):
         return asdict(self)
@@ -40,16 +43,17 @@ class Stem(nn.Module):
     on how much padding its batch has (BatchNorm's shift would otherwise leak into the right edge).
     """
 
-    def __init__(self, d: int):
+    def __init__(self, d: int, channels=(32, 64, 128, 128, 160)):
         super().__init__()
 
         def block(cin, cout):
             return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
         # (block, pool kernel) per stage; the width halves at the first two pools only.
-        self.blocks = nn.ModuleList([block(1, 32), block(32, 64), block(64, 128), block(128, 128), block(128, 160)])
+        c = list(channels)
+        self.blocks = nn.ModuleList([block(cin, cout) for cin, cout in zip([1] + c[:-1], c)])
         self.pools = [(2, 2), (2, 2), None, (2, 1), (2, 1)]
-        self.proj = nn.Linear(160 * 2, d)
+        self.proj = nn.Linear(c[-1] * 2, d)
 
     def forward(self, x, widths):
         w = widths
@@ -105,7 +109,7 @@ class OCRModel(nn.Module):
         super().__init__()
         self.cfg = cfg
         d = cfg.d_model
-        self.stem = Stem(d)
+        self.stem = Stem(d, cfg.stem_channels)
         self.vis_pos = nn.Embedding(cfg.max_visual, d)
         self.tok = nn.Embedding(cfg.vocab_size, d)
         self.txt_pos = nn.Embedding(cfg.max_text, d)

@@ -31,6 +31,10 @@ if os.environ.get("SPECULA_ASSETS"):  # a packed copy (training/pack_assets.py) 
 # Decorative, symbol, math and small-caps faces: their glyphs do not spell the text they are given.
 _SKIP = ["caps", "math", "chorus", "z003", "d050000l", "standardsymbols", "dingbat", "symbol", "thin", "unsl",
          "dunh", "quot", "cantarell", "keyboard"]
+# Font folders whose faces are TeX-encoded (fonts-lyx, which python3-matplotlib pulls in: cmsy10, msbm10, wasy10,
+# and cmr10, whose ASCII slots hold OT1's glyphs): a line set in them does not spell its label. Latin Modern
+# covers Computer Modern in a real encoding.
+_SKIP_DIRS = ["/lyx/"]
 
 
 def _notdef_free(font: ImageFont.FreeTypeFont) -> set[str]:
@@ -59,7 +63,7 @@ class FontBank:
         self.families: dict[str, list[tuple[str, set[str], bool, bool]]] = {}
         for path in sorted(files):
             base = os.path.basename(path).lower()
-            if any(s in base for s in _SKIP) or base in seen:
+            if any(s in base for s in _SKIP) or any(d in path for d in _SKIP_DIRS) or base in seen:
                 continue
             seen.add(base)
             try:

@@ -1,0 +1,252 @@
+"""A narrower CNN stem distilled from a trained line model: the student is the teacher with its stem swapped for
+one with fewer channels per block (`--channels`), and only the stem learns. It is taught to give what the vision
+pass hands the decoder: the teacher's visual tokens (mean squared error on the stem's output, scaled by the
+teacher's own), through the teacher's frozen transformer the visual K/V of every layer (likewise), and the CTC
+head's frames (KL divergence from the teacher's); optionally (`--lm-weight`) the LM head's teacher-forced
+readings too, which costs the text pass. Everything after the stem stays bit for bit the teacher's, so the decoder graph, the
+MTP/P-MTP heads and the focal layers of the teacher's bundle still hold; the vision graph, its int8 graph and the
+script gate (which reads the vision pass) are made again.
+
+    nohup /usr/bin/python3 training/distill_stem.py --teacher training/checkpoints/specula-line-base.pt \\
+        --run training/runs/stem --hours 1.5 > training/runs/stem.out 2>&1 &
+
+Resumes from RUN/last.pt; stops cleanly on SIGTERM; RUN/weights.pt is a whole-model checkpoint (train.py's format)
+that export.py and quantize.py take as they are.
+"""
+import argparse
+import json
+import multiprocessing as mp
+import os
+import signal
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import charset  # noqa: E402
+from data import LineBatches, held_out  # noqa: E402
+from model import ModelConfig, OCRModel, load_model, visual_mask  # noqa: E402
+from train import evaluate  # noqa: E402
+
+
+def stem_macs(channels, d: int = 192) -> int:
+    """Multiply-adds of a stem per input column (32 px high): the cost this script trades accuracy against."""
+    rows = [32, 16, 8, 8, 4]  # each block's input height
+    cols = [1, 0.5, 0.25, 0.25, 0.25]  # each block's columns per input column
+    macs, cin = 0, 1
+    for c, r, w in zip(channels, rows, cols):
+        macs += int(9 * cin * c * r * w)
+        cin = c
+    return macs + int(2 * cin * d * 0.25)
+
+
+NAMES = ("loss", "feat", "kv", "ctc", "lm")
+
+
+def scaled_mse(student, teacher, mask):
+    """Mean squared error over the real visual tokens ([B,V,C] against [B,V,C], mask [B,V]), in units of the
+    teacher's mean square: a tensor's error counts alike whatever its scale."""
+    m = mask.float()
+    scale = ((teacher ** 2).mean(-1) * m).sum() / m.sum()
+    return (((student - teacher) ** 2).mean(-1) * m).sum() / m.sum() / scale.clamp(min=1e-8)
+
+
+def kl(teacher_logits, student_logits, mask):
+    """KL(teacher || student) per position, averaged over the positions `mask` keeps."""
+    lt = F.log_softmax(teacher_logits.float(), -1)
+    ls = F.log_softmax(student_logits.float(), -1)
+    per = (lt.exp() * (lt - ls)).sum(-1)
+    return (per * mask).sum() / mask.sum().clamp(min=1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--teacher", required=True, help="the trained line model (weights-only checkpoint)")
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--channels", default="16,32,64,96,128", help="the student stem's channels per block")
+    ap.add_argument("--init", help="a student's weights.pt to continue from (a fresh optimiser; its channels win)")
+    ap.add_argument("--hours", type=float, default=1.5)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--decay-frac", type=float, default=0.4, help="cool down over the last FRAC of --hours ...")
+    ap.add_argument("--decay-to", type=float, default=5e-5, help="... to this lr")
+    ap.add_argument("--feat-weight", type=float, default=1.0, help="the stem's output against the teacher's")
+    ap.add_argument("--kv-weight", type=float, default=1.0, help="every layer's visual K/V against the teacher's")
+    ap.add_argument("--ctc-weight", type=float, default=1.0, help="the CTC head's frames against the teacher's")
+    ap.add_argument("--lm-weight", type=float, default=0.0, help="the LM head's teacher-forced text against the teacher's")
+    ap.add_argument("--feat-only-minutes", type=float, default=0.0,
+                    help="first, this long on the stem's output alone (no pass through the transformer: 3x the lines)")
+    ap.add_argument("--log-every", type=int, default=50)
+    ap.add_argument("--pixel-budget", type=int, default=16000)
+    ap.add_argument("--max-batch", type=int, default=48)
+    ap.add_argument("--max-chars", type=int, default=120)
+    ap.add_argument("--receipt-share", type=float, default=0.15)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--eval-every", type=int, default=500)
+    ap.add_argument("--save-every", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=11)
+    args = ap.parse_args()
+
+    torch.set_num_threads(args.threads)
+    os.makedirs(args.run, exist_ok=True)
+    with open(os.path.join(args.run, "pid"), "w") as f:
+        f.write(str(os.getpid()))
+    teacher, tst = load_model(args.teacher)
+    for p in teacher.parameters():
+        p.requires_grad_(False)
+    channels = [int(c) for c in args.channels.split(",")]
+    init = torch.load(args.init, map_location="cpu", weights_only=False) if args.init else None
+    if init is not None:
+        channels = list(init["config"]["stem_channels"])
+    cfg = ModelConfig(**{**teacher.cfg.to_dict(), "stem_channels": tuple(channels)})
+    student = OCRModel(cfg)
+    rest = {k: v for k, v in teacher.state_dict().items() if not k.startswith("stem.")}
+    missing, unexpected = student.load_state_dict(rest, strict=False)
+    if unexpected or any(not k.startswith("stem.") for k in missing):
+        raise SystemExit(f"the teacher does not fit the student: missing {missing}, unexpected {unexpected}")
+    for name, p in student.named_parameters():
+        p.requires_grad_(name.startswith("stem."))
+    if init is not None:
+        student.load_state_dict(init["model"])
+        print(f"student initialised from {args.init} ({init['stemDistilled']['lines']} lines distilled)", flush=True)
+    # What the student had been taught before this run (--init): the counts the bundle records go on from there.
+    prior = {k: init["stemDistilled"][k] for k in ("steps", "lines")} if init is not None else {"steps": 0, "lines": 0}
+    opt = torch.optim.AdamW(student.stem.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
+    step, seen, spent = 0, 0, 0.0
+    last = os.path.join(args.run, "last.pt")
+    if os.path.exists(last):
+        st = torch.load(last, map_location="cpu", weights_only=False)
+        student.load_state_dict(st["model"])
+        opt.load_state_dict(st["opt"])
+        step, seen, spent = st["step"], st["seen"], st.get("seconds", 0.0)
+        prior = st.get("prior", prior)
+        print(f"resumed {last} at step {step}", flush=True)
+    print(f"stem {channels}: {stem_macs(channels) / 1e3:.0f}k multiply-adds per column against the teacher's "
+          f"{stem_macs(teacher.cfg.stem_channels) / 1e3:.0f}k; "
+          f"{sum(p.numel() for p in student.stem.parameters()) / 1e3:.0f}k parameters", flush=True)
+
+    t0 = time.time() - spent
+
+    def save():
+        torch.save({"model": student.state_dict(), "opt": opt.state_dict(), "step": step, "seen": seen,
+                    "seconds": time.time() - t0, "prior": prior, "config": cfg.to_dict()}, last + ".tmp")
+        os.replace(last + ".tmp", last)
+        keep = {k: v for k, v in tst.items() if k not in ("model", "config", "step", "seen")}  # e.g. diffusion
+        weights = os.path.join(args.run, "weights.pt")
+        # step/seen stay the teacher's: everything the bundle says of its training but the stem is the teacher's.
+        torch.save({**keep, "model": {k: v.detach().cpu() for k, v in student.state_dict().items()},
+                    "step": tst.get("step", 0), "seen": tst.get("seen", 0), "config": cfg.to_dict(),
+                    "stemDistilled": {"teacherStep": tst.get("step", 0), "steps": prior["steps"] + step,
+                                      "lines": prior["lines"] + seen,
+                                      "channels": channels}}, weights + ".tmp")
+        os.replace(weights + ".tmp", weights)
+
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
+
+    ds = LineBatches(seed=args.seed * 7919 + step, max_chars=mp.Value("i", args.max_chars), pixel_budget=args.pixel_budget,
+                     max_batch=args.max_batch, pool=max(384, 8 * args.max_batch), receipt_share=args.receipt_share)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=4,
+                                         persistent_workers=True)
+    evalset = held_out()
+    if step == 0:
+        ar, ctc_cer, _ = evaluate(teacher, evalset)
+        teacher.eval()
+        rec = {"step": 0, "teacher_eval_cer_ar": ar, "teacher_eval_cer_ctc": ctc_cer}
+        print(json.dumps(rec), flush=True)
+        with open(os.path.join(args.run, "log.jsonl"), "a") as f:
+            f.write(json.dumps(rec) + "\n")
+    log = open(os.path.join(args.run, "log.jsonl"), "a")
+    feats = {}
+    teacher.stem.register_forward_hook(lambda m, i, o: feats.__setitem__("t", o))
+    student.stem.register_forward_hook(lambda m, i, o: feats.__setitem__("s", o))
+    student.train()
+    acc = dict.fromkeys(NAMES + ("n",), 0.0)
+    window_t, window_lines = time.time(), 0
+    for batch in loader:
+        elapsed = time.time() - t0
+        left = 1.0 - elapsed / (args.hours * 3600)
+        lr = args.lr * min(1.0, (step + 1) / args.warmup)
+        lr += (args.decay_to - lr) * min(1.0, max(0.0, 1.0 - left / args.decay_frac))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        pix, widths, tin, tgt = batch["pixels"], batch["widths"], batch["tokens"], batch["targets"]
+        if elapsed < args.feat_only_minutes * 60:
+            with torch.no_grad():
+                t_feat = teacher.stem(pix, widths)
+            feat = scaled_mse(student.stem(pix, widths), t_feat, visual_mask(widths, t_feat.shape[1]))
+            loss = kv = kd_ctc = kd_lm = feat
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(student.stem.parameters(), 1.0)
+            opt.step()
+            step, seen, window_lines = step + 1, seen + pix.shape[0], window_lines + pix.shape[0]
+            acc["feat"] += float(feat); acc["n"] += 1
+            if step % args.save_every == 0:
+                save()
+            if step % args.log_every == 0:
+                rec = {"step": step, "seen": seen, "feat": acc["feat"] / acc["n"], "lr": lr,
+                       "lines_per_s": window_lines / (time.time() - window_t), "minutes": (time.time() - t0) / 60}
+                log.write(json.dumps(rec) + "\n"); log.flush()
+                print(json.dumps(rec), flush=True)
+                acc = dict.fromkeys(NAMES + ("n",), 0.0)
+                window_t, window_lines = time.time(), 0
+            if stop["now"]:
+                break
+            continue
+        with torch.no_grad():
+            t_k, t_v, t_ctc, vm = teacher.vision(pix, widths)
+        s_k, s_v, s_ctc, _ = student.vision(pix, widths)
+        feat = scaled_mse(feats["s"], feats["t"], vm)
+        kv = sum(scaled_mse(s.transpose(1, 2).flatten(2), t.transpose(1, 2).flatten(2), vm)  # [B,V,H*dh] per layer
+                 for sk, tk in ((s_k, t_k), (s_v, t_v)) for s, t in zip(sk, tk)) / (2 * len(t_k))
+        kd_ctc = kl(t_ctc, s_ctc, vm)
+        loss = args.feat_weight * feat + args.kv_weight * kv + args.ctc_weight * kd_ctc
+        kd_lm = torch.zeros(())
+        if args.lm_weight > 0:
+            with torch.no_grad():
+                t_lm = teacher(pix, widths, tin)[0]
+            kd_lm = kl(t_lm, student(pix, widths, tin)[0], (tgt != charset.PAD).float())
+            loss = loss + args.lm_weight * kd_lm
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(student.stem.parameters(), 1.0)
+        opt.step()
+        step += 1
+        seen += pix.shape[0]
+        window_lines += pix.shape[0]
+        for k, v in (("loss", loss), ("feat", feat), ("kv", kv), ("ctc", kd_ctc), ("lm", kd_lm)):
+            acc[k] += float(v)
+        acc["n"] += 1
+        if step % args.log_every == 0:
+            rec = {"step": step, "seen": seen, **{k: acc[k] / acc["n"] for k in NAMES},
+                   "lr": lr, "lines_per_s": window_lines / (time.time() - window_t), "minutes": (time.time() - t0) / 60}
+            log.write(json.dumps(rec) + "\n"); log.flush()
+            print(json.dumps(rec), flush=True)
+            acc = dict.fromkeys(NAMES + ("n",), 0.0)
+            window_t, window_lines = time.time(), 0
+        if step % args.save_every == 0:
+            save()
+        if step % args.eval_every == 0:
+            te = time.time()
+            ar, ctc_cer, ex = evaluate(student, evalset)
+            rec = {"step": step, "seen": seen, "eval_cer_ar": ar, "eval_cer_ctc": ctc_cer, "eval_seconds": time.time() - te,
+                   "examples": ex}
+            log.write(json.dumps(rec) + "\n"); log.flush()
+            print(json.dumps(rec), flush=True)
+            window_t = time.time()
+        if stop["now"] or time.time() - t0 > args.hours * 3600:
+            break
+    save()
+    print(f"saved at step {step}", flush=True)
+    for child in mp.active_children():
+        child.terminate()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
