@@ -42,9 +42,6 @@ def stem_macs(channels, d: int = 192) -> int:
     return macs + int(2 * cin * d * 0.25)
 
 
-NAMES = ("loss", "feat", "kv", "ctc", "lm")
-
-
 def scaled_mse(student, teacher, mask):
     """Mean squared error over the real visual tokens ([B,V,C] against [B,V,C], mask [B,V]), in units of the
     teacher's mean square: a tensor's error counts alike whatever its scale."""
@@ -165,7 +162,7 @@ def main():
     teacher.stem.register_forward_hook(lambda m, i, o: feats.__setitem__("t", o))
     student.stem.register_forward_hook(lambda m, i, o: feats.__setitem__("s", o))
     student.train()
-    acc = dict.fromkeys(NAMES + ("n",), 0.0)
+    acc = {}  # each loss part's sum and count over the log window
     window_t, window_lines = time.time(), 0
     for batch in loader:
         elapsed = time.time() - t0
@@ -175,43 +172,27 @@ def main():
         for g in opt.param_groups:
             g["lr"] = lr
         pix, widths, tin, tgt = batch["pixels"], batch["widths"], batch["tokens"], batch["targets"]
-        if elapsed < args.feat_only_minutes * 60:
+        feat_only = elapsed < args.feat_only_minutes * 60
+        if feat_only:  # the stems alone: no pass through the transformer
             with torch.no_grad():
                 t_feat = teacher.stem(pix, widths)
-            feat = scaled_mse(student.stem(pix, widths), t_feat, visual_mask(widths, t_feat.shape[1]))
-            loss = kv = kd_ctc = kd_lm = feat
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(student.stem.parameters(), 1.0)
-            opt.step()
-            step, seen, window_lines = step + 1, seen + pix.shape[0], window_lines + pix.shape[0]
-            acc["feat"] += float(feat); acc["n"] += 1
-            if step % args.save_every == 0:
-                save()
-            if step % args.log_every == 0:
-                rec = {"step": step, "seen": seen, "feat": acc["feat"] / acc["n"], "lr": lr,
-                       "lines_per_s": window_lines / (time.time() - window_t), "minutes": (time.time() - t0) / 60}
-                log.write(json.dumps(rec) + "\n"); log.flush()
-                print(json.dumps(rec), flush=True)
-                acc = dict.fromkeys(NAMES + ("n",), 0.0)
-                window_t, window_lines = time.time(), 0
-            if stop["now"]:
-                break
-            continue
-        with torch.no_grad():
-            t_k, t_v, t_ctc, vm = teacher.vision(pix, widths)
-        s_k, s_v, s_ctc, _ = student.vision(pix, widths)
-        feat = scaled_mse(feats["s"], feats["t"], vm)
-        kv = sum(scaled_mse(s.transpose(1, 2).flatten(2), t.transpose(1, 2).flatten(2), vm)  # [B,V,H*dh] per layer
-                 for sk, tk in ((s_k, t_k), (s_v, t_v)) for s, t in zip(sk, tk)) / (2 * len(t_k))
-        kd_ctc = kl(t_ctc, s_ctc, vm)
-        loss = args.feat_weight * feat + args.kv_weight * kv + args.ctc_weight * kd_ctc
-        kd_lm = torch.zeros(())
-        if args.lm_weight > 0:
+            parts = {"feat": scaled_mse(student.stem(pix, widths), t_feat, visual_mask(widths, t_feat.shape[1]))}
+            loss = parts["feat"]
+        else:
             with torch.no_grad():
-                t_lm = teacher(pix, widths, tin)[0]
-            kd_lm = kl(t_lm, student(pix, widths, tin)[0], (tgt != charset.PAD).float())
-            loss = loss + args.lm_weight * kd_lm
+                t_k, t_v, t_ctc, vm = teacher.vision(pix, widths)
+            s_k, s_v, s_ctc, _ = student.vision(pix, widths)
+            parts = {"feat": scaled_mse(feats["s"], feats["t"], vm),
+                     "kv": sum(scaled_mse(s.transpose(1, 2).flatten(2), t.transpose(1, 2).flatten(2), vm)  # [B,V,H*dh]
+                               for sk, tk in ((s_k, t_k), (s_v, t_v)) for s, t in zip(sk, tk)) / (2 * len(t_k)),
+                     "ctc": kl(t_ctc, s_ctc, vm)}
+            if args.lm_weight > 0:
+                with torch.no_grad():
+                    t_lm = teacher(pix, widths, tin)[0]
+                parts["lm"] = kl(t_lm, student(pix, widths, tin)[0], (tgt != charset.PAD).float())
+            weights = {"feat": args.feat_weight, "kv": args.kv_weight, "ctc": args.ctc_weight, "lm": args.lm_weight}
+            loss = sum(weights[k] * v for k, v in parts.items())
+            parts["loss"] = loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(student.stem.parameters(), 1.0)
@@ -219,19 +200,19 @@ def main():
         step += 1
         seen += pix.shape[0]
         window_lines += pix.shape[0]
-        for k, v in (("loss", loss), ("feat", feat), ("kv", kv), ("ctc", kd_ctc), ("lm", kd_lm)):
-            acc[k] += float(v)
-        acc["n"] += 1
+        for k, v in parts.items():
+            total, n = acc.get(k, (0.0, 0))
+            acc[k] = (total + float(v), n + 1)
         if step % args.log_every == 0:
-            rec = {"step": step, "seen": seen, **{k: acc[k] / acc["n"] for k in NAMES},
+            rec = {"step": step, "seen": seen, **{k: total / n for k, (total, n) in acc.items()},
                    "lr": lr, "lines_per_s": window_lines / (time.time() - window_t), "minutes": (time.time() - t0) / 60}
             log.write(json.dumps(rec) + "\n"); log.flush()
             print(json.dumps(rec), flush=True)
-            acc = dict.fromkeys(NAMES + ("n",), 0.0)
+            acc = {}
             window_t, window_lines = time.time(), 0
         if step % args.save_every == 0:
             save()
-        if step % args.eval_every == 0:
+        if step % args.eval_every == 0 and not feat_only:
             te = time.time()
             ar, ctc_cer, ex = evaluate(student, evalset)
             rec = {"step": step, "seen": seen, "eval_cer_ar": ar, "eval_cer_ctc": ctc_cer, "eval_seconds": time.time() - te,

@@ -14,6 +14,10 @@ import torch.nn.functional as F
 NEG = -1e9  # additive bias for "may not attend"; finite so that exported graphs never make NaN
 
 
+# The stem's channels per conv block in every trained model but a distilled stem's (distill_stem.py).
+STEM_CHANNELS = (32, 64, 128, 128, 160)
+
+
 @dataclass
 class ModelConfig:
     vocab_size: int
@@ -28,9 +32,8 @@ class ModelConfig:
     # learnt line embedding, and a text position is line * max_text + position within the line (BOS opens
     # each line), so each line reuses the line model's own positions. 0: a line bundle.
     max_lines: int = 0
-    # The stem's channels per conv block. A distilled stem (distill_stem.py) is narrower; checkpoints from before
-    # it have no such field and get the teacher's widths.
-    stem_channels: tuple = (32, 64, 128, 128, 160)
+    # The stem's channels per conv block: checkpoints from before the field have STEM_CHANNELS.
+    stem_channels: tuple = STEM_CHANNELS
 
     def to_dict(self):
         return asdict(self)
@@ -43,7 +46,7 @@ class Stem(nn.Module):
     on how much padding its batch has (BatchNorm's shift would otherwise leak into the right edge).
     """
 
-    def __init__(self, d: int, channels=(32, 64, 128, 128, 160)):
+    def __init__(self, d: int, channels=STEM_CHANNELS):
         super().__init__()
 
         def block(cin, cout):

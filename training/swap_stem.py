@@ -26,6 +26,7 @@ from onnx import numpy_helper
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from distill_stem import stem_macs  # noqa: E402
 from export import sha256  # noqa: E402
+from model import ModelConfig  # noqa: E402
 
 
 def same_graph(a: str, b: str) -> bool:
@@ -96,7 +97,7 @@ def main():
     sd = student["stemDistilled"]
     cfg["training"]["stem"] = {"distilled": True, "channels": sd["channels"], "steps": sd["steps"], "lines": sd["lines"],
                                "multiplyAddsPerColumn": stem_macs(sd["channels"]),
-                               "teacherMultiplyAddsPerColumn": stem_macs(teacher["config"].get("stem_channels", (32, 64, 128, 128, 160)))}
+                               "teacherMultiplyAddsPerColumn": stem_macs(ModelConfig(**teacher["config"]).stem_channels)}
     cfg["created"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     with open(cpath, "w") as f:
         json.dump(cfg, f, indent=1, ensure_ascii=False)
