@@ -21,6 +21,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
+from ctc_outputs import with_ctc_outputs  # noqa: E402
 from data import collate, held_out, make_sample  # noqa: E402
 from layer_inputs import split_layer_inputs  # noqa: E402
 from position_mask import per_position_mask, windowed_case  # noqa: E402
@@ -140,6 +141,8 @@ def main():
                                     **({"lines": {0: "batch"}} if region else {}),
                                     "vis_k": {1: "batch", 3: "visual"}, "vis_v": {1: "batch", 3: "visual"},
                                     "ctc_logits": {0: "batch", 1: "visual"}, "vis_mask": {0: "batch", 1: "visual"}})
+    # The engine reads the CTC head's log-probabilities and each row's mean distribution, not its logits.
+    onnx.save(with_ctc_outputs(onnx.load(vpath)), vpath)
     torch.onnx.export(decoder, (toks, pos, ck, cv, vk, vv, vm, bias), dpath, opset_version=OPSET,
                       input_names=["tokens", "positions", "cache_k", "cache_v", "vis_k", "vis_v", "vis_mask",
                                    "attn_bias"],

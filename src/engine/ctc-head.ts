@@ -3,6 +3,9 @@
  * log-probabilities in place of the graph's logits, and each row's greedy reading. Both used to be worked out on
  * the main thread, which also runs the decoder's forwards and is the busier of the two (the joint verifier's
  * log-softmax alone was 6% of its time on docling's pages); the vision worker waits for work a third of a page run.
+ * Vision graphs written since 0.5.3 give the log-probabilities and row means themselves (training/ctc_outputs.py:
+ * onnxruntime's kernels, where this log-softmax was a twelfth of the vision worker's time); ctcLogSoftmax serves
+ * graphs exported before, and the golden check.
  */
 
 /** One row's greedy CTC reading: character ids, the frame each was emitted at, and the head's probability there. */

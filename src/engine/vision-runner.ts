@@ -68,6 +68,12 @@ export function inputOf(req: VisionRequest, height: number): VisionInput {
   return { crops: cropsOf(req, height), ...(req.lines ? { lines: req.lines } : {}) };
 }
 
+/** [B, vocab] as one array per row. */
+function rowsOf(x: Float32Array, batch: number): Float32Array[] {
+  const n = x.length / batch;
+  return Array.from({ length: batch }, (_, b) => x.slice(b * n, (b + 1) * n));
+}
+
 /** One vision pass on a session, wherever the session lives (this thread or the worker): crops are packed here. */
 export async function runVisionSession(session: ort.InferenceSession, input: VisionInput, head: VisionHead): Promise<VisionOutputs> {
   const px: PixelBatch = 'pixels' in input ? input.pixels : packBatch(input.crops, head.spec, input.lines);
@@ -82,8 +88,11 @@ export async function runVisionSession(session: ort.InferenceSession, input: Vis
   const out = await session.run(feeds);
   const visual = Number(out.vis_k.dims[3]);
   const mask = out.vis_mask.data as Float32Array;
-  const ctcLogProbs = out.ctc_logits.data as Float32Array;
-  const means = ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual);
+  // Graphs written since 0.5.3 give the head's log-probabilities and each row's mean distribution
+  // (training/ctc_outputs.py); older ones its logits, normalised here.
+  const logp = out.ctc_logp;
+  const ctcLogProbs = (logp ?? out.ctc_logits).data as Float32Array;
+  const means = logp ? rowsOf(out.ctc_mean.data as Float32Array, px.batch) : ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual);
   const reads = ctcGreedyFrames(ctcLogProbs, mask, px.batch, visual, head.blank);
   reads.forEach((r, b) => (r.mean = means[b]));
   return {

@@ -1,8 +1,9 @@
 /**
  * The vision session in a worker thread (see vision-runner.ts). It reads and checks its graph's file (given when
  * it starts, or in its first message when it was started as a spare), opens the session once, says whether that
- * worked, then per message packs the crops into pixels, runs the pass, turns the CTC head's logits into
- * log-probabilities and greedy readings, and sends the outputs back, moving their buffers rather than copying them.
+ * worked, then per message packs the crops into pixels, runs the pass, works out the CTC head's greedy readings
+ * (and its log-probabilities, where an older graph gives logits), and sends the outputs back, moving their buffers
+ * rather than copying them.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
