@@ -11,9 +11,10 @@ script gate (which reads the vision pass) are made again.
         --run training/runs/stem --hours 1.5 > training/runs/stem.out 2>&1 &
 
 Resumes from RUN/last.pt; stops cleanly on SIGTERM; RUN/weights.pt is a whole-model checkpoint (train.py's format)
-that export.py and quantize.py take as they are.
+that export.py and quantize.py take as they are. On a lent GPU: `--device cuda [--amp]` (training/gpu_stem.sh).
 """
 import argparse
+import contextlib
 import json
 import multiprocessing as mp
 import os
@@ -26,7 +27,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
-from data import LineBatches, held_out  # noqa: E402
+from data import LineBatches, as_is, held_out  # noqa: E402
 from model import ModelConfig, OCRModel, load_model, visual_mask  # noqa: E402
 from train import evaluate  # noqa: E402
 
@@ -85,13 +86,23 @@ def main():
     ap.add_argument("--eval-every", type=int, default=500)
     ap.add_argument("--save-every", type=int, default=100)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda (fp32 with TF32 matrix products)")
+    ap.add_argument("--amp", action="store_true", help="on cuda: bf16 autocast (the losses are taken in fp32)")
+    ap.add_argument("--pool", type=int, default=0, help="lines the data generator keeps to batch from (0: 8 batches)")
+    ap.add_argument("--pipe-batches", action="store_true",
+                    help="send batches from the data workers through pipes (for machines with a small /dev/shm)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
+    dev = torch.device(args.device)
+    if dev.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     os.makedirs(args.run, exist_ok=True)
     with open(os.path.join(args.run, "pid"), "w") as f:
         f.write(str(os.getpid()))
     teacher, tst = load_model(args.teacher)
+    teacher.to(dev)
     for p in teacher.parameters():
         p.requires_grad_(False)
     channels = [int(c) for c in args.channels.split(",")]
@@ -106,6 +117,7 @@ def main():
         raise SystemExit(f"the teacher does not fit the student: missing {missing}, unexpected {unexpected}")
     for name, p in student.named_parameters():
         p.requires_grad_(name.startswith("stem."))
+    student.to(dev)
     if init is not None:
         student.load_state_dict(init["model"])
         print(f"student initialised from {args.init} ({init['stemDistilled']['lines']} lines distilled)", flush=True)
@@ -115,7 +127,7 @@ def main():
     step, seen, spent = 0, 0, 0.0
     last = os.path.join(args.run, "last.pt")
     if os.path.exists(last):
-        st = torch.load(last, map_location="cpu", weights_only=False)
+        st = torch.load(last, map_location=dev, weights_only=False)
         student.load_state_dict(st["model"])
         opt.load_state_dict(st["opt"])
         step, seen, spent = st["step"], st["seen"], st.get("seconds", 0.0)
@@ -146,9 +158,12 @@ def main():
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
 
     ds = LineBatches(seed=args.seed * 7919 + step, max_chars=mp.Value("i", args.max_chars), pixel_budget=args.pixel_budget,
-                     max_batch=args.max_batch, pool=max(384, 8 * args.max_batch), receipt_share=args.receipt_share)
+                     max_batch=args.max_batch, pool=args.pool or max(384, 8 * args.max_batch), as_numpy=args.pipe_batches,
+                     receipt_share=args.receipt_share)
     loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=4,
-                                         persistent_workers=True)
+                                         collate_fn=as_is if args.pipe_batches else None, persistent_workers=True)
+    amp = (lambda: torch.autocast(device_type="cuda", dtype=torch.bfloat16)) if args.amp and dev.type == "cuda" \
+        else contextlib.nullcontext
     evalset = held_out()
     if step == 0:
         ar, ctc_cer, _ = evaluate(teacher, evalset)
@@ -171,25 +186,30 @@ def main():
         lr += (args.decay_to - lr) * min(1.0, max(0.0, 1.0 - left / args.decay_frac))
         for g in opt.param_groups:
             g["lr"] = lr
-        pix, widths, tin, tgt = batch["pixels"], batch["widths"], batch["tokens"], batch["targets"]
+        pix, widths, tin, tgt = (torch.as_tensor(batch[k]).to(dev, non_blocking=True) for k in ("pixels", "widths", "tokens", "targets"))
         feat_only = elapsed < args.feat_only_minutes * 60
         if feat_only:  # the stems alone: no pass through the transformer
-            with torch.no_grad():
+            with torch.no_grad(), amp():
                 t_feat = teacher.stem(pix, widths)
-            parts = {"feat": scaled_mse(student.stem(pix, widths), t_feat, visual_mask(widths, t_feat.shape[1]))}
+            with amp():
+                s_feat = student.stem(pix, widths)
+            parts = {"feat": scaled_mse(s_feat.float(), t_feat.float(), visual_mask(widths, t_feat.shape[1]))}
             loss = parts["feat"]
         else:
-            with torch.no_grad():
+            with torch.no_grad(), amp():
                 t_k, t_v, t_ctc, vm = teacher.vision(pix, widths)
-            s_k, s_v, s_ctc, _ = student.vision(pix, widths)
-            parts = {"feat": scaled_mse(feats["s"], feats["t"], vm),
-                     "kv": sum(scaled_mse(s.transpose(1, 2).flatten(2), t.transpose(1, 2).flatten(2), vm)  # [B,V,H*dh]
+            with amp():
+                s_k, s_v, s_ctc, _ = student.vision(pix, widths)
+            parts = {"feat": scaled_mse(feats["s"].float(), feats["t"].float(), vm),
+                     "kv": sum(scaled_mse(s.transpose(1, 2).flatten(2).float(), t.transpose(1, 2).flatten(2).float(), vm)  # [B,V,H*dh]
                                for sk, tk in ((s_k, t_k), (s_v, t_v)) for s, t in zip(sk, tk)) / (2 * len(t_k)),
                      "ctc": kl(t_ctc, s_ctc, vm)}
             if args.lm_weight > 0:
-                with torch.no_grad():
+                with torch.no_grad(), amp():
                     t_lm = teacher(pix, widths, tin)[0]
-                parts["lm"] = kl(t_lm, student(pix, widths, tin)[0], (tgt != charset.PAD).float())
+                with amp():
+                    s_lm = student(pix, widths, tin)[0]
+                parts["lm"] = kl(t_lm, s_lm, (tgt != charset.PAD).float())
             weights = {"feat": args.feat_weight, "kv": args.kv_weight, "ctc": args.ctc_weight, "lm": args.lm_weight}
             loss = sum(weights[k] * v for k, v in parts.items())
             parts["loss"] = loss

@@ -11,21 +11,9 @@ set -euo pipefail
 MINUTES=${1:-7}
 INIT=${INIT:-training/checkpoints/specula-line-base-next.pt}
 DEVICE=${DEVICE:-cuda}
-WORKERS=${WORKERS:-$(( $(nproc) - 2 ))}
 OUT=${OUT:-/tmp/specula-gpu}
-PY=${PYTHON:-python3}
 mkdir -p "$OUT/run"
-[ -d training/assets ] || tar -C training -xJf training/packed/assets.tar.xz
-export SPECULA_ASSETS=training/assets PYTHONUNBUFFERED=1
-"$PY" -c "import torch, PIL, numpy, sys; print('python', sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'pillow', PIL.__version__, 'numpy', numpy.__version__)"
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null || true
-# Batches cross from the data workers in shared memory (about 1 GB in flight); containers often give /dev/shm
-# 64 MB. Grow it, and where that is refused, send the batches through pipes.
-timeout 5 mount -o remount,size=16G /dev/shm 2>/dev/null || true
-shm_kb=$(df -k --output=avail /dev/shm 2>/dev/null | tail -1 || echo 0)
-PIPE=""
-if [ "${shm_kb:-0}" -lt 8000000 ]; then PIPE="--pipe-batches"; fi
-echo "/dev/shm: ${shm_kb:-0} kB free ${PIPE:-(shared-memory batches)}"; nproc; free -g 2>/dev/null | head -2 || true
+source training/gpu_setup.sh
 "$PY" training/train.py --run "$OUT/run" --init "$INIT" --device "$DEVICE" --threads 2 --workers "$WORKERS" $PIPE \
   --pixel-budget "${PIXEL_BUDGET:-160000}" --max-batch 512 --pool 1024 --lr "${LR:-1e-3}" --warmup 150 \
   --decay-frac 0.45 --decay-to 2e-5 --guide-weight 0.5 --cur-ramp 1 --diffusion-weight 0.75 --diffusion-blocks 10 \
