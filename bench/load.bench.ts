@@ -45,7 +45,7 @@ const env = {
 
 const api = await startSpecula('api', 'api', { ...env, LOG_LEVEL: 'info' });
 const workerCount = Math.max(1, Math.floor(Number(values.workers)));
-const workers = await Promise.all(Array.from({ length: workerCount }, (_, i) => i + 1).map((i) => startSpecula(`worker-${i}`, 'worker', { ...env, LOG_LEVEL: 'info' })));
+const workers = await Promise.all(Array.from({ length: workerCount }, (_, i) => startSpecula(`worker-${i + 1}`, 'worker', { ...env, LOG_LEVEL: 'info' })));
 const client = new ApiClient(`http://127.0.0.1:${api.port}`, 'bench-key');
 const CREATE = `mutation($b: String!, $n: String) { createParseJob(input: { base64: $b, fileName: $n }) { id } }`;
 const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on JobDone { metrics { forwards lines } } ... on JobFailed { code message } } }`;

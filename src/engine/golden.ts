@@ -48,7 +48,11 @@ interface HeadGolden {
   outputs: { logits: Packed; next_state: Packed };
 }
 
-function concat(rows: readonly Float32Array[]): Float32Array {
+/** How far the int8 vision graph's row means may be from the float model's. */
+const MEAN_TOLERANCE_INT8 = 0.02;
+
+/** Arrays one after another in one. */
+function joined(rows: readonly Float32Array[]): Float32Array {
   const out = new Float32Array(rows.reduce((n, r) => n + r.length, 0));
   let at = 0;
   for (const r of rows) {
@@ -122,9 +126,10 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const wantCtc = unpack(g.vision.expected.ctc_logits);
   const wantMeans = ctcLogSoftmax(wantCtc, wantMask, px.shape[0], vis.visual);
   expect('vision.ctc_logits', realFrames(vis.ctcLogProbs, wantMask), realFrames(wantCtc, wantMask), visionTol);
-  // Each row's mean distribution over its frames (the script gate's input), from the graph or worked out here.
+  // Each row's mean distribution over its frames (the script gate's input), from the graph or worked out here: a
+  // probability, so the int8 graph's logit tolerance says nothing of it (measured 4.3e-3 there, 9e-8 in float).
   const means = vis.reads?.map((r) => r.mean ?? new Float32Array(0)) ?? [];
-  expect('vision.ctc_mean', concat(means), concat(wantMeans), visionTol);
+  expect('vision.ctc_mean', joined(means), joined(wantMeans), int8 ? MEAN_TOLERANCE_INT8 : g.tolerance);
   expect('vision.vis_mask', vis.mask, wantMask, 0);
   const relSum = (got: number, want: number): number => Math.abs(got - want) / Math.max(1, Math.abs(want));
   expect('vision.vis_k_sum', Float32Array.of(relSum(sum(vis.k), g.vision.expected.vis_k_sum)), Float32Array.of(0), sumTol);
