@@ -10,6 +10,7 @@ import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig, 
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
+import { ctcLogSoftmax } from '../src/engine/ctc-head.js';
 import type { GrayCrop } from '../src/engine/preprocess.js';
 import { tokenLimit } from '../src/engine/sequence.js';
 import { runVision } from '../src/engine/vision.js';
@@ -65,6 +66,37 @@ describe('the shipped model bundle', () => {
       assert.ok(ctc && ctc.maxAbsDiff > 1e-4, 'the int8 graph, not the float one, was checked');
     } finally {
       await closeBundle(bundle);
+    }
+  });
+
+  it('the vision graphs hand out the CTC head\'s log-probabilities and each line\'s mean distribution, as the engine defines them', async () => {
+    for (const precision of ['int8', 'fp32'] as const) {
+      const bundle = await loadBundle(DEFAULT_BUNDLE, { precision });
+      try {
+        const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+        const crops = (await cropLines(page, findLines(page), bundle.config.image)).slice(0, 5);
+        const vis = await runVision(bundle, { crops });
+        const vocab = vis.ctcLogProbs.length / (vis.batch * vis.visual);
+        // Normalised already: the engine's own log-softmax (ctc-head.ts) moves no real frame, and its means are the graph's.
+        const again = vis.ctcLogProbs.slice();
+        const means = ctcLogSoftmax(again, vis.mask, vis.batch, vis.visual);
+        let moved = 0;
+        let frames = 0;
+        for (let f = 0; f < vis.batch * vis.visual; f++) {
+          if (!vis.mask[f]) continue;
+          frames++;
+          for (let c = f * vocab; c < (f + 1) * vocab; c++) moved = Math.max(moved, Math.abs(again[c] - vis.ctcLogProbs[c]));
+        }
+        assert.ok(frames > 100 && moved < 1e-5, `${precision}: log-softmax of the graph's output moved a frame by ${moved}`);
+        assert.equal(vis.reads?.length, crops.length);
+        vis.reads?.forEach((r, b) => {
+          assert.ok(r.mean, `${precision}: line ${b} has its mean distribution`);
+          const worst = Math.max(...Array.from(r.mean, (m, c) => Math.abs(m - means[b][c])));
+          assert.ok(worst < 1e-5, `${precision}: line ${b}'s mean differs by ${worst}`);
+        });
+      } finally {
+        await closeBundle(bundle);
+      }
     }
   });
 
