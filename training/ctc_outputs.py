@@ -11,7 +11,6 @@ vision graphs in place (vision.onnx and vision.int8.onnx where it has one) and t
     /usr/bin/python3 training/ctc_outputs.py models/specula-line-base [more bundles]
 """
 import argparse
-import hashlib
 import json
 import os
 
@@ -65,12 +64,8 @@ def with_ctc_outputs(model: onnx.ModelProto) -> onnx.ModelProto:
     return model
 
 
-def sha256(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
 def rewrite_bundle(bundle: str) -> None:
+    from export import sha256  # here, not at the top: export.py imports this module
     path = os.path.join(bundle, "config.json")
     cfg = json.load(open(path))
     for key in ("vision", "visionInt8"):
