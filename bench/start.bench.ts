@@ -14,7 +14,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
-import { MALLOC_ARENAS_ENV } from '../src/cli/malloc-arenas.js';
+import { SERVER_MALLOC_ENV } from '../src/cli/malloc-arenas.js';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { median, ROOT, writeReport } from './lines.js';
 
@@ -76,7 +76,7 @@ async function stop(proc: ChildProcess): Promise<void> {
 async function start(command: string, args: string[]): Promise<{ proc: ChildProcess; ms: number; port: number }> {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...MALLOC_ARENAS_ENV, ...ENV, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...SERVER_MALLOC_ENV, ...ENV, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited with ${proc.exitCode}`);
     const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);

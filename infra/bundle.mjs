@@ -39,6 +39,10 @@ await build({
   external: ['onnxruntime-node', 'sharp', 'mupdf', 'piscina', 'pino', 'bullmq', 'ioredis', '@sentry/node'],
   // CommonJS packages bundled into ES modules still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __specula_require } from 'node:module'; const require = __specula_require(import.meta.url);" },
-  // Not minified: stack traces keep their function names.
+  // Whitespace and syntax minified, identifiers not (stack traces keep their function names, at columns of long
+  // lines): the server's start chunk 2.0 MB to 1.3 MB, read, decoded and parsed on the start's critical path; the
+  // server ready in 700 ms against 727 (medians of ten starts, in turn, on the 2-core Zen 5 host).
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });

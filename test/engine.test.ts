@@ -159,9 +159,9 @@ describe('the shipped model bundle', () => {
 
   it('a corrupt ONNX file is reported by name', async () => {
     const dir = copyBundle();
-    // The graph each precision opens is checked, and a drafter head's file at the open though its session is built
-    // only when first drafted with.
-    for (const [file, precision] of [['vision.int8.onnx', 'int8'], ['vision.onnx', 'fp32'], ['mtp.onnx', 'fp32']] as const) {
+    // The graph each precision opens is checked, the decoder's (which onnxruntime reads from its path while the vision
+    // thread checks it), and a drafter head's file at the open though its session is built only when first drafted with.
+    for (const [file, precision] of [['vision.int8.onnx', 'int8'], ['vision.onnx', 'fp32'], ['decoder.onnx', 'int8'], ['mtp.onnx', 'fp32']] as const) {
       const path = join(dir, file);
       const good = readFileSync(path);
       writeFileSync(path, Buffer.from(good).fill(0x5a, 1000, 2000));

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import semver from 'semver';
 import ts from 'typescript';
 import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
-import { MALLOC_ARENAS_ENV } from '../src/cli/malloc-arenas.js';
+import { MALLOC_ARENAS_ENV, SERVER_MALLOC_ENV } from '../src/cli/malloc-arenas.js';
 import { ROOT } from './helpers/fixtures.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -69,17 +69,20 @@ describe('a clean install', () => {
 });
 
 describe('how Specula processes start', () => {
-  it('every launcher gives V8 the same old-space floor and glibc the same arena cap, and the CLI runs through its own shebang', async () => {
+  it('every launcher gives V8 the same old-space floor and glibc the same arena cap, the server\'s launchers huge pages too, and the CLI runs through its own shebang', async () => {
     const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     const bin = readFileSync(join(ROOT, 'bin', 'specula.js'), 'utf8').split('\n')[0];
-    const arenas = Object.entries(MALLOC_ARENAS_ENV).map(([k, v]) => `${k}=${v}`).join(' ');
+    const assignments = (env: Record<string, string>): string => Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ');
+    const arenas = assignments(MALLOC_ARENAS_ENV);
     assert.equal(bin, `#!/usr/bin/env -S ${arenas} node ${HEAP_FLOOR_FLAG}`);
-    for (const name of ['start', 'eval']) assert.ok(scripts[name].startsWith(`${arenas} node ${HEAP_FLOOR_FLAG} `), `npm run ${name}: ${scripts[name]}`);
+    assert.ok(scripts.eval.startsWith(`${arenas} node ${HEAP_FLOOR_FLAG} `), `npm run eval: ${scripts.eval}`);
+    // The server's launchers add huge pages for malloc (a faster start-up, some memory): malloc-arenas.ts says why.
+    assert.ok(scripts.start.startsWith(`${assignments(SERVER_MALLOC_ENV)} node ${HEAP_FLOOR_FLAG} `), `npm start: ${scripts.start}`);
     for (const file of ['Dockerfile.cpu', 'Dockerfile.cuda']) {
       const text = readFileSync(join(ROOT, 'infra', file), 'utf8');
       const entry = text.split('\n').find((l) => l.startsWith('ENTRYPOINT'));
       assert.equal(entry, `ENTRYPOINT ["node", "${HEAP_FLOOR_FLAG}", "dist/bundle/main.js"]`, file);
-      for (const [k, v] of Object.entries(MALLOC_ARENAS_ENV)) assert.match(text, new RegExp(`^ENV [^]*?\\s${k}=${v}\\b`, 'm'), `${file} sets ${k} for its runtime stage`);
+      for (const [k, v] of Object.entries(SERVER_MALLOC_ENV)) assert.match(text, new RegExp(`^ENV [^]*?\\s${k}=${v.replace(/\./g, '\\.')}(\\s|$)`, 'm'), `${file} sets ${k} for its runtime stage`);
     }
     // Run as a user's shell runs it (npx links it): the kernel reads the shebang, env -S splits its arguments and sets the variable.
     const { stdout } = await promisify(execFile)(join(ROOT, 'bin', 'specula.js'), ['--version'], { cwd: ROOT });

@@ -208,9 +208,11 @@ function loadFailure(e: unknown, path: string, device: Device): EngineError {
   return new EngineError('BUNDLE_CORRUPT_FILE', `onnxruntime could not load ${path}: ${msg}`, path);
 }
 
-async function openSession(bytes: Uint8Array, path: string, device: Device, threads: number): Promise<ort.InferenceSession> {
+/** A session from a graph's bytes (checked already), or from its path (onnxruntime reads the file). */
+async function openSession(graph: Uint8Array | string, path: string, device: Device, threads: number): Promise<ort.InferenceSession> {
   try {
-    return await ort.InferenceSession.create(bytes, sessionOptions(device, threads));
+    const options = sessionOptions(device, threads);
+    return await (typeof graph === 'string' ? ort.InferenceSession.create(graph, options) : ort.InferenceSession.create(graph, options));
   } catch (e) {
     throw loadFailure(e, path, device);
   }
@@ -275,33 +277,32 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   // server's modules). The server was ready in 0.96x the time (822 ms against 852, 8 starts each in turn), the CLI
   // read a page as fast.
   const opening = openVision(fileOf(visionRef), device, threads, head);
-  opening.catch(() => undefined); // awaited below
   const decoderFile = fileOf(config.files.decoder);
-  let decoderBytes: Uint8Array;
-  try {
-    decoderBytes = checkedBytes(decoderFile);
-  } catch (e) {
-    await (await opening.catch(() => null))?.release();
-    throw e;
-  }
-  const vision = await opening;
-  const decoder = await openSession(decoderBytes, decoderFile.path, device, threads).catch(async (e: unknown) => {
-    await vision.release();
-    throw e;
+  const headFiles = HEAD_FILES.flatMap((h) => {
+    const ref = config.files[h];
+    return ref ? [[h, fileOf(ref)] as const] : [];
   });
+  const vision = await opening;
+  // Then the vision thread, idle now, reads and checks the decoder's file and the heads' while this thread builds the
+  // decoder's session from the file's path (onnxruntime reads it itself): read and hashed here, they took ~45 ms of
+  // this thread, the critical path of a start-up. A file that fails its check fails the open by name, whatever
+  // onnxruntime made of it.
+  const checking = vision.check([decoderFile, ...headFiles.map(([, f]) => f)]);
+  checking.catch(() => undefined); // awaited below
+  let decoder: ort.InferenceSession;
+  try {
+    decoder = await openSession(decoderFile.path, decoderFile.path, device, threads);
+    await checking.catch(async (e: unknown) => {
+      await decoder.release();
+      throw e;
+    });
+  } catch (e) {
+    await vision.release();
+    throw await checking.then(() => e, (refused: unknown) => refused);
+  }
   const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
   const heads: Partial<Record<DrafterHead, HeadSession>> = {};
-  for (const h of HEAD_FILES) {
-    const ref = config.files[h];
-    if (!ref) continue;
-    const file = fileOf(ref);
-    try {
-      heads[h] = new HeadSession(file, (bytes) => openSession(bytes, file.path, device, threads));
-    } catch (e) {
-      await Promise.all([decoder.release(), vision.release()]);
-      throw e;
-    }
-  }
+  for (const [h, file] of headFiles) heads[h] = new HeadSession(file, (bytes) => openSession(bytes, file.path, device, threads));
   return { dir, config, tokenizer, vision, decoder, device, precision, threads, ...heads };
 }
 

@@ -1,7 +1,8 @@
 /**
  * A drafter head's session (mtp.onnx, pmtp.onnx), built the first time a request drafts with it: most requests never
  * do, and building both cost every start some 35 ms of the main thread, and their memory, for nothing. Its file is
- * read and checked when the bundle opens, so a missing or altered head still fails the open by name.
+ * checked when the bundle opens (by the vision thread: loadBundle), so a missing or altered head still fails the open
+ * by name; and read and checked again when it is built.
  */
 import type * as ort from 'onnxruntime-node';
 import { type BundleFile, checkedBytes } from './bundle-file.js';
@@ -12,9 +13,7 @@ export class HeadSession {
   constructor(
     readonly file: BundleFile,
     private readonly build: (bytes: Uint8Array) => Promise<ort.InferenceSession>,
-  ) {
-    checkedBytes(file);
-  }
+  ) {}
 
   session(): Promise<ort.InferenceSession> {
     if (!this.opening) {

@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { type CtcReading, ctcGreedyFrames, ctcLogSoftmax } from './ctc-head.js';
-import type { BundleFile } from './bundle-file.js';
+import { type BundleFile, checkedBytes } from './bundle-file.js';
 import { EngineError, type EngineErrorCode } from './errors.js';
 import { takeSpareVisionThread, VISION_WORKER_URL } from './vision-thread.js';
 import { type GrayCrop, type ImageSpec, type PixelBatch, packBatch } from './preprocess.js';
@@ -40,6 +40,11 @@ export interface VisionHead {
 
 export interface VisionRunner {
   run(input: VisionInput): Promise<VisionOutputs>;
+  /**
+   * Read the bundle's other files and check them against their digests (checkedBytes), where the pass runs: the
+   * worker thread is idle once its session is built, while the main thread is still busy starting up.
+   */
+  check(files: readonly BundleFile[]): Promise<void>;
   release(): Promise<void>;
 }
 
@@ -53,8 +58,25 @@ export interface VisionWorkerData {
 /** A pass's input as a message: crops as their widths and their bytes back to back in one buffer, moved, not copied. */
 export type VisionRequest = { id: number } & ({ widths: number[]; data: Uint8Array; lines?: number[] } | { pixels: PixelBatch });
 
-/** A worker that could not start says why: with the engine's code where the bundle file itself was refused. */
-export type VisionResponse = { ready: true } | { ready: false; error: string; code?: EngineErrorCode } | { id: number; out: VisionOutputs } | { id: number; error: string };
+/** Files to check (VisionRunner.check). */
+export interface CheckRequest {
+  id: number;
+  check: BundleFile[];
+}
+
+/**
+ * A worker that could not start says why, and so does a failed request: with the engine's code where a bundle file
+ * was refused. A check that passed answers with its id alone.
+ */
+export type VisionResponse =
+  | { ready: true }
+  | { ready: false; error: string; code?: EngineErrorCode }
+  | { id: number; out: VisionOutputs }
+  | { id: number; checked: true }
+  | { id: number; error: string; code?: EngineErrorCode; path?: string };
+
+/** The answer to one request. */
+type Answer = Extract<VisionResponse, { id: number }>;
 
 /** The crops of a request, as views of its one buffer. */
 function cropsOf(req: { widths: number[]; data: Uint8Array }, height: number): GrayCrop[] {
@@ -126,6 +148,10 @@ export class InProcessVision implements VisionRunner {
     return runVisionSession(this.session, input, this.head);
   }
 
+  async check(files: readonly BundleFile[]): Promise<void> {
+    for (const f of files) checkedBytes(f);
+  }
+
   release(): Promise<void> {
     return this.session.release();
   }
@@ -133,7 +159,7 @@ export class InProcessVision implements VisionRunner {
 
 /** The session in a worker thread; requests are answered in order, one at a time. */
 export class WorkerVision implements VisionRunner {
-  private readonly pending = new Map<number, { resolve: (o: VisionOutputs) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (m: Answer) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private failure: Error | null = null;
   /** Closing: the thread stays referenced until it has exited (release() waits for that). */
@@ -144,8 +170,7 @@ export class WorkerVision implements VisionRunner {
       if (!('id' in m)) return;
       const p = this.pending.get(m.id);
       this.pending.delete(m.id);
-      if ('out' in m) p?.resolve(m.out);
-      else p?.reject(new Error(`vision pass failed: ${m.error}`));
+      p?.resolve(m);
       this.idle();
     });
     // A worker that dies fails what it held; the engine reports those lines and later vision passes fail clearly.
@@ -186,14 +211,26 @@ export class WorkerVision implements VisionRunner {
     });
   }
 
-  run(input: VisionInput): Promise<VisionOutputs> {
+  async run(input: VisionInput): Promise<VisionOutputs> {
+    // Crops go as one moved buffer of their bytes, pixels packed already are copied; the outputs come back moved.
+    const m = await this.ask((id) => requestOf(id, input));
+    if ('out' in m) return m.out;
+    throw new Error(`vision pass failed: ${'error' in m ? m.error : 'no outputs'}`);
+  }
+
+  async check(files: readonly BundleFile[]): Promise<void> {
+    const m = await this.ask((id) => ({ req: { id, check: [...files] }, transfer: [] }));
+    if ('error' in m) throw m.code ? new EngineError(m.code, m.error, m.path) : new Error(m.error);
+  }
+
+  /** Send the worker a request and wait for its answer (a dead thread's failure, if it has died). */
+  private ask(request: (id: number) => { req: VisionRequest | CheckRequest; transfer: ArrayBuffer[] }): Promise<Answer> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.ref();
-      // Crops go as one moved buffer of their bytes, pixels packed already are copied; the outputs come back moved.
-      const { req, transfer } = requestOf(id, input);
+      const { req, transfer } = request(id);
       this.worker.postMessage(req, transfer);
     });
   }
@@ -262,6 +299,10 @@ export class RestartingVision implements VisionRunner {
       });
     }
     return (await this.current).run(input);
+  }
+
+  async check(files: readonly BundleFile[]): Promise<void> {
+    await (await this.current).check(files);
   }
 
   async release(): Promise<void> {

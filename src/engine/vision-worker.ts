@@ -3,13 +3,13 @@
  * it starts, or in its first message when it was started as a spare), opens the session once, says whether that
  * worked, then per message packs the crops into pixels, runs the pass, works out the CTC head's greedy readings
  * (and its log-probabilities, where an older graph gives logits), and sends the outputs back, moving their buffers
- * rather than copying them.
+ * rather than copying them. Asked to, it checks the bundle's other files (VisionRunner.check).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { checkedBytes } from './bundle-file.js';
 import { EngineError } from './errors.js';
-import { inputOf, runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
+import { type CheckRequest, inputOf, runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
 
 const port = parentPort;
 if (!port) throw new Error('vision-worker.js runs as a worker thread');
@@ -35,7 +35,18 @@ try {
  */
 const running = new Set<Promise<void>>();
 
-port.on('message', (req: VisionRequest | { close: true }) => {
+port.on('message', (req: VisionRequest | CheckRequest | { close: true }) => {
+  if ('check' in req) {
+    // The bundle's other files, checked here while the main thread builds the decoder's session (bundle.ts).
+    try {
+      for (const f of req.check) checkedBytes(f);
+      port.postMessage({ id: req.id, checked: true } satisfies VisionResponse);
+    } catch (e) {
+      const code = e instanceof EngineError ? { code: e.code, ...(e.file ? { path: e.file } : {}) } : {};
+      port.postMessage({ id: req.id, error: (e as Error).message, ...code } satisfies VisionResponse);
+    }
+    return;
+  }
   if ('close' in req) {
     // Release the session here, then let the thread end by itself: terminating a thread that still holds a
     // session aborts the whole process when onnxruntime's finalizers run.
