@@ -1,8 +1,8 @@
 /**
- * A model bundle's file read and checked against the sha256 its config.json records, before onnxruntime sees it:
- * a truncated or altered graph is refused by name rather than loaded. The vision worker reads its own graph this
- * way, on its own thread while the main thread goes on with the rest of a start-up, so this module imports nothing
- * heavy.
+ * A model bundle's file read and checked against the sha256 its config.json records: a truncated or altered graph
+ * is refused by name. The vision worker reads its own graph this way before onnxruntime sees it, and then checks the
+ * decoder's and the drafter heads' (VisionRunner.check) while the main thread builds the decoder's session from its
+ * path, so this module imports nothing heavy.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

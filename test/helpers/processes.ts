@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HEAP_FLOOR_FLAG } from '../../src/cli/heap-floor.js';
-import { MALLOC_ARENAS_ENV } from '../../src/cli/malloc-arenas.js';
+import { SERVER_MALLOC_ENV } from '../../src/cli/malloc-arenas.js';
 import { ROOT } from './fixtures.js';
 
 export interface LogLine {
@@ -66,11 +66,14 @@ export class SpeculaProcess {
   }
 }
 
-/** `specula serve --role ROLE` as its own process; resolves once it listens (api: GraphQL; worker: health). */
+/**
+ * `specula serve --role ROLE` as its own process, with the server launchers' malloc settings; resolves once it
+ * listens (api: GraphQL; worker: health).
+ */
 export async function startSpecula(name: string, role: 'api' | 'worker' | 'all', env: Record<string, string>): Promise<{ p: SpeculaProcess; port: number }> {
   const proc = spawn(process.execPath, [HEAP_FLOOR_FLAG, join(ROOT, 'bin', 'specula.js'), 'serve', '--role', role], {
     cwd: ROOT,
-    env: { ...process.env, ...MALLOC_ARENAS_ENV, PORT: '0', SPECULA_WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...SERVER_MALLOC_ENV, PORT: '0', SPECULA_WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const p = new SpeculaProcess(name, proc);
