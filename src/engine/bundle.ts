@@ -289,15 +289,12 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   // onnxruntime made of it.
   const checking = vision.check([decoderFile, ...headFiles.map(([, f]) => f)]);
   checking.catch(() => undefined); // awaited below
-  let decoder: ort.InferenceSession;
+  let decoder: ort.InferenceSession | null = null;
   try {
     decoder = await openSession(decoderFile.path, decoderFile.path, device, threads);
-    await checking.catch(async (e: unknown) => {
-      await decoder.release();
-      throw e;
-    });
+    await checking;
   } catch (e) {
-    await vision.release();
+    await Promise.all([decoder?.release(), vision.release()]);
     throw await checking.then(() => e, (refused: unknown) => refused);
   }
   const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
