@@ -11,7 +11,7 @@ import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/golden.js';
 import { ctcLogSoftmax } from '../src/engine/ctc-head.js';
-import type { GrayCrop } from '../src/engine/preprocess.js';
+import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
 import { tokenLimit } from '../src/engine/sequence.js';
 import { runVision } from '../src/engine/vision.js';
 import { chunkByColumns } from '../src/engine/vision-pass.js';
@@ -407,5 +407,20 @@ describe('how long a line may run', () => {
     assert.equal(tokenLimit(1000, 20, 1, 80), 24);
     // A line the CTC head read nothing of still gets room for a short word.
     assert.equal(tokenLimit(1000, 245, 1, 0), 16);
+  });
+});
+
+describe('packing line crops for the vision pass', () => {
+  it('crops packed into a buffer that held an earlier batch give the pixels a fresh array does', () => {
+    const spec = readBundleConfig(DEFAULT_BUNDLE).image;
+    let seed = 7;
+    const crop = (width: number): GrayCrop => ({ width, height: spec.height, data: Uint8Array.from({ length: width * spec.height }, () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256) });
+    const crops = [crop(37), crop(120), crop(64)];
+    const fresh = packBatch(crops, spec);
+    const used = new Float32Array(fresh.pixels.length + 100).fill(Number.NaN);
+    const reused = packBatch(crops, spec, undefined, (n) => used.subarray(0, n));
+    assert.equal(reused.pixels.buffer, used.buffer, 'packed into the buffer given');
+    assert.deepEqual(reused.pixels, fresh.pixels, 'every value written, the padding paper (0) again');
+    assert.deepEqual(reused.widths, fresh.widths);
   });
 });

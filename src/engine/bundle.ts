@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import * as z from 'zod';
-import { type BundleFile, checkedBytes } from './bundle-file.js';
+import { type BundleFile, checkFile } from './bundle-file.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { EngineError } from './errors.js';
 import { HeadSession } from './head-session.js';
@@ -208,11 +208,10 @@ function loadFailure(e: unknown, path: string, device: Device): EngineError {
   return new EngineError('BUNDLE_CORRUPT_FILE', `onnxruntime could not load ${path}: ${msg}`, path);
 }
 
-/** A session from a graph's bytes (checked already), or from its path (onnxruntime reads the file). */
-async function openSession(graph: Uint8Array | string, path: string, device: Device, threads: number): Promise<ort.InferenceSession> {
+/** A session from a graph's path (onnxruntime reads the file). */
+async function openSession(path: string, device: Device, threads: number): Promise<ort.InferenceSession> {
   try {
-    const options = sessionOptions(device, threads);
-    return await (typeof graph === 'string' ? ort.InferenceSession.create(graph, options) : ort.InferenceSession.create(graph, options));
+    return await ort.InferenceSession.create(path, sessionOptions(device, threads));
   } catch (e) {
     throw loadFailure(e, path, device);
   }
@@ -239,7 +238,10 @@ export function visionThreads(threads: number): number {
 }
 
 async function openVision(file: BundleFile, device: Device, threads: number, head: VisionHead): Promise<VisionRunner> {
-  if (device === 'cuda') return new InProcessVision(await openSession(checkedBytes(file), file.path, device, threads), head);
+  if (device === 'cuda') {
+    checkFile(file);
+    return new InProcessVision(await openSession(file.path, device, threads), head);
+  }
   try {
     return await RestartingVision.open({ file, options: sessionOptions(device, visionThreads(threads)), head });
   } catch (e) {
@@ -291,7 +293,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   checking.catch(() => undefined); // awaited below
   let decoder: ort.InferenceSession | null = null;
   try {
-    decoder = await openSession(decoderFile.path, decoderFile.path, device, threads);
+    decoder = await openSession(decoderFile.path, device, threads);
     await checking;
   } catch (e) {
     await Promise.all([decoder?.release(), vision.release()]);
@@ -299,7 +301,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   }
   const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
   const heads: Partial<Record<DrafterHead, HeadSession>> = {};
-  for (const [h, file] of headFiles) heads[h] = new HeadSession(file, (bytes) => openSession(bytes, file.path, device, threads));
+  for (const [h, file] of headFiles) heads[h] = new HeadSession(file, () => openSession(file.path, device, threads));
   return { dir, config, tokenizer, vision, decoder, device, precision, threads, ...heads };
 }
 

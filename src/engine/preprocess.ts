@@ -51,12 +51,16 @@ export function grayRange(data: Uint8Array): [number, number] {
   return [lo, hi];
 }
 
-export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: readonly number[]): PixelBatch {
+/**
+ * Crops as the vision graph's pixels [B, 1, height, width], each row padded with paper (0) to the widest; into an
+ * array of the caller's (`into`, any contents: every value is written) or a fresh one.
+ */
+export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: readonly number[], into?: (length: number) => Float32Array): PixelBatch {
   crops.forEach((c) => checkCrop(c, spec));
   const h = spec.height;
   const maxW = Math.max(...crops.map((c) => c.width));
   const width = Math.ceil(maxW / spec.widthMultiple) * spec.widthMultiple;
-  const pixels = new Float32Array(crops.length * h * width);
+  const pixels = into ? into(crops.length * h * width) : new Float32Array(crops.length * h * width);
   const widths = new BigInt64Array(crops.length);
   crops.forEach((c, b) => {
     const data = c.data;
@@ -68,6 +72,7 @@ export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: r
       const src = y * w;
       const dst = base + y * width;
       for (let x = 0; x < w; x++) pixels[dst + x] = (hi - data[src + x]) * scale;
+      pixels.fill(0, dst + w, dst + width);
     }
     // A real width of whole visual tokens, the paper-coloured columns up to it included: training's normalise
     // pads every line so (its widths are always multiples of the stride), and the graph may then pool before it

@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { type CtcReading, ctcGreedyFrames, ctcLogSoftmax } from './ctc-head.js';
-import { type BundleFile, checkedBytes } from './bundle-file.js';
+import { type BundleFile, checkFile } from './bundle-file.js';
 import { EngineError, type EngineErrorCode } from './errors.js';
 import { takeSpareVisionThread, VISION_WORKER_URL } from './vision-thread.js';
 import { type GrayCrop, type ImageSpec, type PixelBatch, packBatch } from './preprocess.js';
@@ -41,7 +41,7 @@ export interface VisionHead {
 export interface VisionRunner {
   run(input: VisionInput): Promise<VisionOutputs>;
   /**
-   * Read the bundle's other files and check them against their digests (checkedBytes), where the pass runs: the
+   * Read the bundle's other files and check them against their digests (checkFile), where the pass runs: the
    * worker thread is idle once its session is built, while the main thread is still busy starting up.
    */
   check(files: readonly BundleFile[]): Promise<void>;
@@ -96,9 +96,12 @@ function rowsOf(x: Float32Array, batch: number): Float32Array[] {
   return Array.from({ length: batch }, (_, b) => x.slice(b * n, (b + 1) * n));
 }
 
-/** One vision pass on a session, wherever the session lives (this thread or the worker): crops are packed here. */
-export async function runVisionSession(session: ort.InferenceSession, input: VisionInput, head: VisionHead): Promise<VisionOutputs> {
-  const px: PixelBatch = 'pixels' in input ? input.pixels : packBatch(input.crops, head.spec, input.lines);
+/**
+ * One vision pass on a session, wherever the session lives (this thread or the worker): crops are packed here, into
+ * the buffer `into` gives where the caller keeps one.
+ */
+export async function runVisionSession(session: ort.InferenceSession, input: VisionInput, head: VisionHead, into?: (length: number) => Float32Array): Promise<VisionOutputs> {
+  const px: PixelBatch = 'pixels' in input ? input.pixels : packBatch(input.crops, head.spec, input.lines, into);
   const height = head.spec.height;
   const feeds: Record<string, ort.Tensor> = {
     pixels: new ort.Tensor('float32', px.pixels, [px.batch, 1, height, px.width]),
@@ -149,7 +152,7 @@ export class InProcessVision implements VisionRunner {
   }
 
   async check(files: readonly BundleFile[]): Promise<void> {
-    for (const f of files) checkedBytes(f);
+    for (const f of files) checkFile(f);
   }
 
   release(): Promise<void> {

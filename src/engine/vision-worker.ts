@@ -7,7 +7,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
-import { checkedBytes } from './bundle-file.js';
+import { checkFile } from './bundle-file.js';
+import { FloatPool } from './float-pool.js';
 import { EngineError } from './errors.js';
 import { type CheckRequest, inputOf, runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './vision-runner.js';
 
@@ -20,7 +21,8 @@ const data = (workerData as VisionWorkerData | null) ?? (await new Promise<Visio
 
 let session: ort.InferenceSession;
 try {
-  session = await ort.InferenceSession.create(checkedBytes(data.file), data.options);
+  checkFile(data.file);
+  session = await ort.InferenceSession.create(data.file.path, data.options);
   port.postMessage({ ready: true } satisfies VisionResponse);
 } catch (e) {
   const code = e instanceof EngineError ? { code: e.code } : {};
@@ -35,11 +37,20 @@ try {
  */
 const running = new Set<Promise<void>>();
 
+/**
+ * The pixels of every pass are packed into one buffer, kept and grown (a batch of eight 1,600 px lines: 1.6 MB).
+ * A fresh array each pass was garbage once the pass ran, and this thread's small heap gives V8 little reason to
+ * collect: tens of MB of them sat uncollected while a page was read. So passes run one after another, each packed
+ * only once the one before has run (the thread runs them one at a time anyway: onnxruntime's run is synchronous).
+ */
+const pixels = new FloatPool(0);
+let last: Promise<void> = Promise.resolve();
+
 port.on('message', (req: VisionRequest | CheckRequest | { close: true }) => {
   if ('check' in req) {
     // The bundle's other files, checked here while the main thread builds the decoder's session (bundle.ts).
     try {
-      for (const f of req.check) checkedBytes(f);
+      for (const f of req.check) checkFile(f);
       port.postMessage({ id: req.id, checked: true } satisfies VisionResponse);
     } catch (e) {
       const code = e instanceof EngineError ? { code: e.code, ...(e.file ? { path: e.file } : {}) } : {};
@@ -53,15 +64,16 @@ port.on('message', (req: VisionRequest | CheckRequest | { close: true }) => {
     void Promise.allSettled(running).then(() => session.release()).finally(() => port.close());
     return;
   }
-  const pass = (async (): Promise<void> => {
+  const pass = last.then(async (): Promise<void> => {
     try {
-      const out = await runVisionSession(session, inputOf(req, data.head.spec.height), data.head);
+      const out = await runVisionSession(session, inputOf(req, data.head.spec.height), data.head, (n) => pixels.scratch('pixels', n));
       const res: VisionResponse = { id: req.id, out };
       port.postMessage(res, [out.k.buffer, out.v.buffer, out.mask.buffer, out.ctcLogProbs.buffer] as ArrayBuffer[]);
     } catch (e) {
       port.postMessage({ id: req.id, error: (e as Error).message } satisfies VisionResponse);
     }
-  })();
+  });
+  last = pass;
   running.add(pass);
   void pass.finally(() => running.delete(pass));
 });
