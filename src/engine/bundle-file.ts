@@ -21,7 +21,11 @@ export interface BundleFile {
  */
 const chunk = Buffer.allocUnsafe(1 << 20);
 
-/** Hash the file in chunks and compare; onnxruntime then reads the graph from its path. */
+/**
+ * Hash the file in chunks and compare; onnxruntime then reads the graph from its path. A file swapped between the two
+ * would not be caught: the check is for damaged or mismatched files, not tampering (whoever can write the bundle's
+ * folder can write its config.json).
+ */
 export function checkFile(file: BundleFile): void {
   let fd: number;
   try {
