@@ -16,8 +16,8 @@ export interface BundleFile {
 
 /**
  * One buffer for every file's chunks. A whole file read into a buffer of its own was garbage the moment it was
- * hashed, and a vision thread, idle after its first passes, may not collect for a long time: 13-17 MB of graph bytes
- * sat in each vision thread of a CLI run until it ended.
+ * hashed, and a vision thread's small heap gives V8 little reason to collect: 13-17 MB of graph bytes sat in a vision
+ * thread until its next collection, in the formula bundle's (a few passes a page) until a CLI run ended.
  */
 const chunk = Buffer.allocUnsafe(1 << 20);
 

@@ -1,5 +1,5 @@
 /**
- * The vision session in a worker thread (see vision-runner.ts). It reads and checks its graph's file (given when
+ * The vision session in a worker thread (see vision-runner.ts). It checks its graph's file (given when
  * it starts, or in its first message when it was started as a spare), opens the session once, says whether that
  * worked, then per message packs the crops into pixels, runs the pass, works out the CTC head's greedy readings
  * (and its log-probabilities, where an older graph gives logits), and sends the outputs back, moving their buffers
@@ -38,10 +38,10 @@ try {
 const running = new Set<Promise<void>>();
 
 /**
- * The pixels of every pass are packed into one buffer, kept and grown (a batch of eight 1,600 px lines: 1.6 MB).
- * A fresh array each pass was garbage once the pass ran, and this thread's small heap gives V8 little reason to
- * collect: tens of MB of them sat uncollected while a page was read. So passes run one after another, each packed
- * only once the one before has run (the thread runs them one at a time anyway: onnxruntime's run is synchronous).
+ * The pixels of every pass are packed into one buffer, kept and grown (eight 1,600 px lines: 1.6 MB). A fresh array
+ * each pass was garbage once the pass ran, left for a collection this thread's small heap seldom calls for: the CLI's
+ * peak over six docbank pages was 5-15 MB higher (paired runs). So passes run one after another, each packed only
+ * once the one before has run (the thread ran them one at a time anyway: onnxruntime's run is synchronous).
  */
 const pixels = new FloatPool(0);
 let last: Promise<void> = Promise.resolve();
