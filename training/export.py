@@ -2,6 +2,13 @@
 
   /usr/bin/python3 training/export.py --ckpt training/checkpoints/base.pt --out models/specula-line-base
 
+A formula bundle's golden file reads formula crops (a text line's reading by the formula model can be a degenerate
+near tie that the int8 graph's rounding flips); rewritten alone, for the bundle exported already:
+
+  /usr/bin/python3 training/formula.py --out training/runs/formula-golden --count 20 --seed 4242
+  /usr/bin/python3 training/export.py --ckpt training/checkpoints/specula-formula-base.pt \
+      --out models/specula-formula-base --golden-only --golden-pool training/runs/formula-golden
+
 The exporter then runs the engine's own bundle check (node, onnxruntime-node) on the golden file and fails
 loudly if onnxruntime disagrees with PyTorch. Build the TypeScript first (`npm run build`).
 """
@@ -64,39 +71,30 @@ def sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ckpt", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--eval-lines", type=int, default=200, help="held-out synthetic lines to score")
-    ap.add_argument("--skip-check", action="store_true", help="do not run the onnxruntime parity check")
-    ap.add_argument("--chars-per-frame", type=float, default=None,
-                    help="most characters a reading spells per visual token (config decoding.charsPerFrame; a formula "
-                         "bundle: LaTeX over a 32 px crop runs to ~4 a frame); absent: one, as text")
-    ap.add_argument("--focal-report", help="training/focal_layers.py's output: its best pair become the focal layers")
-    ap.add_argument("--diffusion", metavar="MIN-MAX",
-                    help="the checkpoint was trained to fill mask blocks of MIN..MAX positions (train.py "
-                         "--diffusion-weight): enable the diffusion drafters and record their held-out accuracy")
-    args = ap.parse_args()
-    global FOCAL
-    focal_report = None
-    if args.focal_report:
-        focal_report = json.load(open(args.focal_report))
-        FOCAL = [int(i) for i in focal_report["best"]]
-    torch.set_num_threads(2)
-
-    model, st = load_model(args.ckpt)
-    cfg = model.cfg
-    os.makedirs(args.out, exist_ok=True)
-    L, H, dh = cfg.n_layers, cfg.n_heads, cfg.d_model // cfg.n_heads
-
-    # ---- golden inputs: two real synthetic lines of different widths ------------------------------------
+def golden_samples(pool_dir: str | None):
+    """The golden file's two lines, of different widths: synthetic text lines, or two crops drawn from a pool
+    (pdf_lines.py's format), clean: a formula bundle's golden reads formula crops, what it is for (on text lines its
+    reading can be a degenerate near tie that any rounding flips)."""
     rng = random.Random(4242)
+    if pool_dir:
+        from PIL import Image
+        from pdf_lines import PdfLinePool
+        from render import normalise
+        np.random.seed(4242)
+        picked = rng.sample(PdfLinePool(pool_dir).items, 2)
+        return [(normalise(Image.open(os.path.join(pool_dir, name)).convert("L")), text) for name, text in picked]
     from render import FontBank
     from textgen import TextSource
     src, bank = TextSource(4242), FontBank()
     np.random.seed(4242)
-    samples = [make_sample(src, bank, rng, 40), make_sample(src, bank, rng, 20)]
+    return [make_sample(src, bank, rng, 40), make_sample(src, bank, rng, 20)]
+
+
+def golden_case(model: OCRModel, samples, chars_per_frame: float | None):
+    """PyTorch's outputs on `samples` (vision, a prefill, a step, a windowed prefill, greedy texts) for the engine's
+    bundle check, and the modules and example inputs the graphs are exported with."""
+    cfg = model.cfg
+    L, H, dh = cfg.n_layers, cfg.n_heads, cfg.d_model // cfg.n_heads
     b = collate(samples)
     pixels, widths = b["pixels"], b["widths"]
     region = cfg.max_lines > 0
@@ -130,35 +128,7 @@ def main():
                            torch.zeros(B, 1, 1)], dim=2).contiguous()
         logits2, _, _, _, mass2 = decoder(tok2, pos2, ck2, cv2, vk, vv, vm, bias2)
         out, _, _ = greedy_decode(model, pixels, widths, MAX_LEN, charset.BOS, charset.EOS,
-                                  chars_per_frame=args.chars_per_frame or 1.0)
-
-    # ---- ONNX export -------------------------------------------------------------------------------
-    vpath, dpath = os.path.join(args.out, "vision.onnx"), os.path.join(args.out, "decoder.onnx")
-    torch.onnx.export(vision, vis_args, vpath, opset_version=OPSET,
-                      input_names=["pixels", "widths"] + (["lines"] if region else []),
-                      output_names=["vis_k", "vis_v", "ctc_logits", "vis_mask"],
-                      dynamic_axes={"pixels": {0: "batch", 3: "width"}, "widths": {0: "batch"},
-                                    **({"lines": {0: "batch"}} if region else {}),
-                                    "vis_k": {1: "batch", 3: "visual"}, "vis_v": {1: "batch", 3: "visual"},
-                                    "ctc_logits": {0: "batch", 1: "visual"}, "vis_mask": {0: "batch", 1: "visual"}})
-    # The engine reads the CTC head's log-probabilities and each row's mean distribution, not its logits.
-    onnx.save(with_ctc_outputs(onnx.load(vpath)), vpath)
-    torch.onnx.export(decoder, (toks, pos, ck, cv, vk, vv, vm, bias), dpath, opset_version=OPSET,
-                      input_names=["tokens", "positions", "cache_k", "cache_v", "vis_k", "vis_v", "vis_mask",
-                                   "attn_bias"],
-                      output_names=["logits", "hidden", "new_k", "new_v", "vis_attn"],
-                      dynamic_axes={"tokens": {0: "batch", 1: "new"}, "positions": {0: "batch", 1: "new"},
-                                    "cache_k": {1: "batch", 3: "cache"}, "cache_v": {1: "batch", 3: "cache"},
-                                    "vis_k": {1: "batch", 3: "visual"}, "vis_v": {1: "batch", 3: "visual"},
-                                    "vis_mask": {0: "batch", 1: "visual"},
-                                    "attn_bias": {0: "batch", 1: "new", 2: "keys"},
-                                    "logits": {0: "batch", 1: "new"}, "hidden": {0: "batch", 1: "new"},
-                                    "new_k": {1: "batch", 3: "new"}, "new_v": {1: "batch", 3: "new"},
-                                    "vis_attn": {0: "batch", 1: "new", 2: "visual"}})
-    # The stacked K/V inputs become one per layer, so that onnxruntime does not copy them on every forward.
-    onnx.save(split_layer_inputs(onnx.load(dpath)), dpath)
-    # The visual mask per new token ([B, 1|T, V]), so focal pruning can give each drafted position its own window.
-    onnx.save(per_position_mask(onnx.load(dpath)), dpath)
+                                  chars_per_frame=chars_per_frame or 1.0)
 
     golden = {
         "tolerance": 2e-3,
@@ -181,6 +151,82 @@ def main():
         "greedy": {"texts": [charset.decode(r) for r in out.tolist()], "labels": b["texts"]},
     }
     golden["windowed"] = windowed_case(decoder, vk, vv, vm, golden["prefill"]["inputs"])
+    return golden, vision, decoder, vis_args, (toks, pos, ck, cv, vk, vv, vm, bias)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ckpt", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--eval-lines", type=int, default=200, help="held-out synthetic lines to score")
+    ap.add_argument("--skip-check", action="store_true", help="do not run the onnxruntime parity check")
+    ap.add_argument("--chars-per-frame", type=float, default=None,
+                    help="most characters a reading spells per visual token (config decoding.charsPerFrame; a formula "
+                         "bundle: LaTeX over a 32 px crop runs to ~4 a frame); absent: one, as text")
+    ap.add_argument("--golden-pool", help="a crop pool (pdf_lines.py's format) to draw the golden file's two lines from "
+                                          "instead of synthetic text lines: a formula bundle's formula crops")
+    ap.add_argument("--golden-only", action="store_true",
+                    help="rewrite only --out's golden.json (the bundle exported from --ckpt already), then check it")
+    ap.add_argument("--focal-report", help="training/focal_layers.py's output: its best pair become the focal layers")
+    ap.add_argument("--diffusion", metavar="MIN-MAX",
+                    help="the checkpoint was trained to fill mask blocks of MIN..MAX positions (train.py "
+                         "--diffusion-weight): enable the diffusion drafters and record their held-out accuracy")
+    args = ap.parse_args()
+    global FOCAL
+    focal_report = None
+    if args.focal_report:
+        focal_report = json.load(open(args.focal_report))
+        FOCAL = [int(i) for i in focal_report["best"]]
+    if args.golden_only:
+        # As the bundle was exported: its focal layers and its reading's length cap.
+        bundle_cfg = json.load(open(os.path.join(args.out, "config.json")))
+        FOCAL = [int(i) for i in bundle_cfg["focalLayers"]]
+        args.chars_per_frame = args.chars_per_frame or bundle_cfg["decoding"].get("charsPerFrame")
+    torch.set_num_threads(2)
+
+    model, st = load_model(args.ckpt)
+    cfg = model.cfg
+    os.makedirs(args.out, exist_ok=True)
+    L, H, dh = cfg.n_layers, cfg.n_heads, cfg.d_model // cfg.n_heads
+
+    # ---- golden inputs: two real lines of different widths ------------------------------------------------
+    golden, vision, decoder, vis_args, dec_args = golden_case(model, golden_samples(args.golden_pool), args.chars_per_frame)
+    region = cfg.max_lines > 0
+    if args.golden_only:
+        with open(os.path.join(args.out, "golden.json"), "w") as f:
+            json.dump(golden, f)
+        print(f"wrote {os.path.join(args.out, 'golden.json')}: greedy texts {golden['greedy']['texts']}")
+        check(args)
+        return
+
+    # ---- ONNX export -------------------------------------------------------------------------------
+    vpath, dpath = os.path.join(args.out, "vision.onnx"), os.path.join(args.out, "decoder.onnx")
+    torch.onnx.export(vision, vis_args, vpath, opset_version=OPSET,
+                      input_names=["pixels", "widths"] + (["lines"] if region else []),
+                      output_names=["vis_k", "vis_v", "ctc_logits", "vis_mask"],
+                      dynamic_axes={"pixels": {0: "batch", 3: "width"}, "widths": {0: "batch"},
+                                    **({"lines": {0: "batch"}} if region else {}),
+                                    "vis_k": {1: "batch", 3: "visual"}, "vis_v": {1: "batch", 3: "visual"},
+                                    "ctc_logits": {0: "batch", 1: "visual"}, "vis_mask": {0: "batch", 1: "visual"}})
+    # The engine reads the CTC head's log-probabilities and each row's mean distribution, not its logits.
+    onnx.save(with_ctc_outputs(onnx.load(vpath)), vpath)
+    torch.onnx.export(decoder, dec_args, dpath, opset_version=OPSET,
+                      input_names=["tokens", "positions", "cache_k", "cache_v", "vis_k", "vis_v", "vis_mask",
+                                   "attn_bias"],
+                      output_names=["logits", "hidden", "new_k", "new_v", "vis_attn"],
+                      dynamic_axes={"tokens": {0: "batch", 1: "new"}, "positions": {0: "batch", 1: "new"},
+                                    "cache_k": {1: "batch", 3: "cache"}, "cache_v": {1: "batch", 3: "cache"},
+                                    "vis_k": {1: "batch", 3: "visual"}, "vis_v": {1: "batch", 3: "visual"},
+                                    "vis_mask": {0: "batch", 1: "visual"},
+                                    "attn_bias": {0: "batch", 1: "new", 2: "keys"},
+                                    "logits": {0: "batch", 1: "new"}, "hidden": {0: "batch", 1: "new"},
+                                    "new_k": {1: "batch", 3: "new"}, "new_v": {1: "batch", 3: "new"},
+                                    "vis_attn": {0: "batch", 1: "new", 2: "visual"}})
+    # The stacked K/V inputs become one per layer, so that onnxruntime does not copy them on every forward.
+    onnx.save(split_layer_inputs(onnx.load(dpath)), dpath)
+    # The visual mask per new token ([B, 1|T, V]), so focal pruning can give each drafted position its own window.
+    onnx.save(per_position_mask(onnx.load(dpath)), dpath)
+
     with open(os.path.join(args.out, "golden.json"), "w") as f:
         json.dump(golden, f)
 
@@ -256,12 +302,18 @@ def main():
     if size > 40e6:
         sys.exit(f"bundle is {size / 1e6:.1f} MB, over the 40 MB limit")
 
-    if not args.skip_check:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        r = subprocess.run(["node", os.path.join(root, "dist/src/cli/main.js"), "check-bundle", args.out])
-        if r.returncode != 0:
-            sys.exit("onnxruntime disagrees with PyTorch on golden.json: the bundle is NOT valid")
-        print("onnxruntime matches PyTorch on golden.json")
+    check(args)
+
+
+def check(args):
+    """The engine's own bundle check (node, onnxruntime-node) on the golden file, unless --skip-check."""
+    if args.skip_check:
+        return
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run(["node", os.path.join(root, "dist/src/cli/main.js"), "check-bundle", args.out])
+    if r.returncode != 0:
+        sys.exit("onnxruntime disagrees with PyTorch on golden.json: the bundle is NOT valid")
+    print("onnxruntime matches PyTorch on golden.json")
 
 
 if __name__ == "__main__":

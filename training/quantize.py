@@ -1,4 +1,4 @@
-"""An int8 vision graph for a line bundle: the CNN stem's convolutions and every matrix product with a constant
+"""An int8 vision graph for a line (or formula) bundle: the CNN stem's convolutions and every matrix product with a constant
 weight (the projection, the transformer's, the CTC head) as static QDQ: uint8 activations at ranges calibrated on
 synthetic lines (never ../shared/eval), int8 weights per output channel, int32 biases. onnxruntime fuses them
 into QLinearConv, QLinearMul, a uint8 MaxPool and MatMulIntegerToFloat: integer kernels (VNNI where the CPU
@@ -12,6 +12,13 @@ tokens or another line move a near tie.
 
     /usr/bin/python3 training/quantize.py --bundle models/specula-line-base \
         --ckpt training/checkpoints/specula-line-base.pt --out /tmp/int8 [--lines 1024] [--install]
+
+A formula bundle is calibrated on formula crops as well (60% of the draws, as in its training; its golden file reads
+formula crops too: export.py --golden-only --golden-pool):
+
+    /usr/bin/python3 training/formula.py --out training/runs/formula-calib --count 400 --seed 31337
+    /usr/bin/python3 training/quantize.py --bundle models/specula-formula-base \
+        --ckpt training/checkpoints/specula-formula-base.pt --out /tmp/int8 --pool training/runs/formula-calib --install
 
 Writes OUT/vision.onnx and OUT/quantize.json (the calibration); --install copies the graph into the bundle as
 vision.int8.onnx and records it in config.json (files.visionInt8, int8: tolerance and calibration; the int8 section
@@ -40,14 +47,18 @@ TOLERANCE = {"vision": 1.5, "decoder": 2.0}
 CALIB_SEED = 31337  # not the held-out seed (987654) nor export's golden seed (4242)
 
 
-def calibration_lines(n: int):
+def calibration_lines(n: int, pool_dir: str | None = None, share: float = 0.0):
     from render import FontBank
     from textgen import TextSource
 
     rng = random.Random(CALIB_SEED)
     np.random.seed(CALIB_SEED)
     src, bank = TextSource(CALIB_SEED), FontBank()
-    samples = [make_sample(src, bank, rng, 120) for _ in range(n)]
+    pool = None
+    if pool_dir:
+        from pdf_lines import PdfLinePool
+        pool = PdfLinePool(pool_dir)
+    samples = [make_sample(src, bank, rng, 120, pdf_pool=pool, pdf_share=share) for _ in range(n)]
     samples.sort(key=lambda s: s[0].shape[1])
     return samples
 
@@ -57,12 +68,12 @@ def sample_of(t: torch.Tensor, seed: int, k: int = 20000) -> np.ndarray:
     return np.random.default_rng(seed).choice(x, size=min(x.size, k), replace=False) if x.size else x
 
 
-def calibrate(ckpt: str, n: int, percentile: float, batch: int = 16):
+def calibrate(ckpt: str, n: int, percentile: float, batch: int = 16, pool_dir: str | None = None, share: float = 0.0):
     """On n synthetic lines, through the whole vision pass: each stem block's ReLU range (its output feeds the
     next conv) and the input range of every linear layer (what a matrix product with a constant weight reads).
     Returns (ReLU tops per block, [(weight [K,N] as the ONNX graph holds it, lo, hi)] per linear layer)."""
     model, _ = load_model(ckpt)
-    samples = calibration_lines(n)
+    samples = calibration_lines(n, pool_dir, share)
     stem_vals: list[list[np.ndarray]] = [[] for _ in model.stem.blocks]
     stem_peaks = [0.0] * len(model.stem.blocks)
     linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
@@ -277,6 +288,8 @@ def main():
     ap.add_argument("--lines", type=int, default=1024, help="synthetic lines to calibrate on")
     ap.add_argument("--percentile", type=float, default=99.99,
                     help="each activation's range ends at this percentile of its calibrated values (100: the extremes)")
+    ap.add_argument("--pool", help="a crop pool (pdf_lines.py's format: formula.py's formula crops) to draw a share of the calibration from")
+    ap.add_argument("--pool-share", type=float, default=0.6, help="the share of calibration samples drawn from --pool")
     ap.add_argument("--install", action="store_true", help="copy the int8 vision graph into --bundle and record it in its config.json")
     args = ap.parse_args()
     torch.set_num_threads(2)
@@ -286,7 +299,7 @@ def main():
         raise SystemExit("region bundles are not quantised yet (their vision graph takes line indices)")
     src = os.path.join(args.bundle, cfg["files"]["vision"]["path"])
     gr = Graph(onnx.load(src))
-    tops, ranges = calibrate(args.ckpt, args.lines, args.percentile)
+    tops, ranges = calibrate(args.ckpt, args.lines, args.percentile, pool_dir=args.pool, share=args.pool_share if args.pool else 0.0)
     quantize_convs(gr, tops)
     matmuls = quantize_matmuls(gr, ranges, "qvmm")
     if matmuls != len(ranges):
@@ -294,8 +307,10 @@ def main():
     gr.finish()
     onnx.checker.check_model(gr.m)
     onnx.save(gr.m, os.path.join(args.out, "vision.onnx"))
-    report = {"calibration": {"lines": args.lines, "seed": CALIB_SEED, "percentile": args.percentile,
-                              "source": "training/render.py synthetic lines"},
+    source = "training/render.py synthetic lines"
+    if args.pool:
+        source += f", {args.pool_share:.0%} drawn from the crop pool {os.path.basename(os.path.normpath(args.pool))}"
+    report = {"calibration": {"lines": args.lines, "seed": CALIB_SEED, "percentile": args.percentile, "source": source},
               "vision": {"convs": len(tops), "convReluTops": [round(t, 4) for t in tops], "matmuls": matmuls,
                          "weightBits": WEIGHT_BITS}}
     json.dump(report, open(os.path.join(args.out, "quantize.json"), "w"), indent=2)

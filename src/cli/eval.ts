@@ -106,6 +106,8 @@ function side(texts: string[], lines: EvalLine[], seconds: number, failed: numbe
 interface FormulaSetResult {
   set: string;
   model: string;
+  /** The formula bundle's vision graph, as the engine opened it. */
+  precision: string;
   ours: FormulaScore & { seconds: number; cropsPerSecond: number };
   tesseract?: FormulaScore & { seconds: number };
   worst: { image: string; truth: string; ours: string }[];
@@ -163,7 +165,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1)) throw new Error(`--batch must be a whole number >= 1, got "${values.batch}"`);
   const engine = await Engine.open(values.model, { ...(batch ? { maxBatch: batch } : {}), ...(values.precision ? { precision: values.precision as Precision } : {}) });
   const formulaModel = values['no-formulas'] ? 'none' : values['formula-model'];
-  const formulas = formulaModel === 'none' ? null : formulaModel ? new FormulaReader(resolve(formulaModel)) : FormulaReader.shipped();
+  // The formula bundle reads at the precision asked of the line bundle, where it has that graph (as `specula parse`).
+  const formulaOpts = values.precision ? { precision: values.precision as Precision } : {};
+  const formulas = formulaModel === 'none' ? null : formulaModel ? new FormulaReader(resolve(formulaModel), formulaOpts) : FormulaReader.shipped(formulaOpts);
   if (formulaSuite && !formulas) {
     await engine.close();
     throw new Error('--suite formulas needs a formula bundle: this install has none at models/specula-formula-base (or pass --formula-model DIR)');
@@ -224,9 +228,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
       const truths = lines.map((l) => l.text);
       const tess = tessVersion ? await runTesseract(lines, 2) : null;
       const ours = await scoreFormulas(read.map((r) => r.text), truths);
+      const { bundle } = await formulas.engine();
       formulaResult = {
         set: basename(formulaDir),
-        model: (await formulas.engine()).bundle.config.name,
+        model: bundle.config.name,
+        precision: bundle.precision,
         ours: { ...ours, seconds, cropsPerSecond: lines.length / seconds },
         ...(tess ? { tesseract: { ...(await scoreFormulas(tess.texts, truths)), seconds: tess.seconds } } : {}),
         // The first eight crops not read exactly, for a look.
