@@ -301,7 +301,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   }
   const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
   const heads: Partial<Record<DrafterHead, HeadSession>> = {};
-  for (const [h, file] of headFiles) heads[h] = new HeadSession(file, () => openSession(file.path, device, threads));
+  for (const [h, file] of headFiles) heads[h] = new HeadSession(() => openSession(file.path, device, threads));
   return { dir, config, tokenizer, vision, decoder, device, precision, threads, ...heads };
 }
 
