@@ -10,38 +10,8 @@ import type { GrayCrop } from './preprocess.js';
 import { ctcGreedyFrames } from './ctc-head.js';
 import type { Pending } from './sequence.js';
 import { framesOf } from './ctc-align.js';
+import { chunkByColumns } from './vision-chunks.js';
 import { concatVisual, gatherRegions, keepVisualRows, releaseVisual, runVision, type VisualState } from './vision.js';
-
-/** Most lines in one vision pass chunk. */
-const VISION_CHUNK = 8;
-/**
- * Most padded pixel columns in one chunk. A pass's activations grow with its lines times their padded width
- * (onnxruntime's arena keeps the largest it has seen: 8 lines of 1,600 px took 200 MB, 2 of 1,200 px 33 MB), and
- * on one or two threads a pass runs no slower per column in chunks this size.
- */
-export const CHUNK_COLUMNS = 3200;
-
-/**
- * `widths` (narrowest first, so each chunk pads little) cut into consecutive runs of at most VISION_CHUNK lines
- * whose lines times their widest stay within CHUNK_COLUMNS; a line wider than that goes alone.
- */
-export function chunkByColumns(widths: readonly number[]): number[][] {
-  const chunks: number[][] = [];
-  let open: number[] = [];
-  let widest = 0;
-  widths.forEach((w, i) => {
-    const padded = Math.max(widest, w);
-    if (open.length && (open.length >= VISION_CHUNK || (open.length + 1) * padded > CHUNK_COLUMNS)) {
-      chunks.push(open);
-      open = [];
-      widest = 0;
-    }
-    open.push(i);
-    widest = Math.max(widest, w);
-  });
-  if (open.length) chunks.push(open);
-  return chunks;
-}
 
 /** A vision pass in flight: its lines (narrowest first) and, once settled, their visual states or its error. */
 export interface VisionPass {

@@ -2,6 +2,7 @@
 import type { Bundle } from './bundle.js';
 import type { CtcReading } from './ctc-head.js';
 import type { FloatPool } from './float-pool.js';
+import { chunkByColumns } from './vision-chunks.js';
 import type { VisionInput } from './vision-runner.js';
 
 /** Visual K/V for a batch of rows, laid out [L, B, H, V, dh] as the decoder takes them. */
@@ -17,9 +18,24 @@ export interface VisualState {
   reads?: CtcReading[];
 }
 
+/**
+ * The vision pass over `input`, in chunks of at most CHUNK_COLUMNS padded columns (vision-chunks.ts), their rows
+ * joined in the order given. Unchunked, a page's orientation check (its six longest lines) grew the vision
+ * thread's arena by 85-140 MB for the rest of the run. Packed pixels run as they are (the bundle's golden check).
+ */
 export async function runVision(bundle: Bundle, input: VisionInput): Promise<VisualState> {
-  const out = await bundle.vision.run(input);
-  return { ...out, batch: out.reads.length };
+  const chunks = 'crops' in input ? chunkByColumns(input.crops.map((c) => c.width)) : [];
+  if (!('crops' in input) || chunks.length <= 1) {
+    const out = await bundle.vision.run(input);
+    return { ...out, batch: out.reads.length };
+  }
+  const { crops, lines } = input;
+  const states = await Promise.all(chunks.map(async (rows) => {
+    const out = await bundle.vision.run({ crops: rows.map((r) => crops[r]), ...(lines ? { lines: rows.map((r) => lines[r]) } : {}) });
+    return { ...out, batch: out.reads.length };
+  }));
+  const { nLayers, nHeads, headDim } = bundle.config.dims;
+  return concatVisual(states, nLayers, nHeads, headDim);
 }
 
 /** A zeroed array, from the pool when there is one. */

@@ -37,11 +37,14 @@ function pooled(scores: readonly { logProb: number; frames: number }[]): number 
 
 /**
  * Whether crops read better turned half round (a grey crop turned 180 degrees is its pixels in reverse order).
- * Their states as they are are kept for the reading, which usually follows.
  */
 async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[]): Promise<PageReading> {
   if (!sample.length) return { upsideDown: false, unreadScript: false };
-  const first = await engine.ctcConfidence(sample, { keep: true });
+  // Their states are kept for the page's reading only when it comes soon (a batch's worth of lines or fewer queued
+  // ahead of it): a kept state is a fresh 1.6 MB a line (six a page), and behind a long queue the CLI's six docbank
+  // pages peaked at 442-454 MB keeping them against 411-432 keeping them only then (four runs each, in turn, same
+  // wall time and markdown).
+  const first = await engine.ctcConfidence(sample, { keep: engine.stats.queued <= engine.maxBatch });
   const asIs = pooled(first);
   const upright = { upsideDown: false, unreadScript: inUnreadScript(first) };
   if (asIs >= SURE) return upright;
@@ -60,8 +63,8 @@ export interface PageReading {
 /**
  * Whether the page reads better turned half round, and whether it is in a script the model lacks. `crops` are the
  * page's line crops, one per line box in reading order (as the page will be read): the ones asked about are read
- * from them, and their visual states kept for the reading, so an upright page's orientation costs no vision pass
- * of its own.
+ * from them, and their visual states kept for the reading when it comes soon, so an upright page read at once costs
+ * no vision pass of its own for them.
  */
 export async function howToRead(engine: Engine, prepared: PreparedPage, crops: readonly GrayCrop[]): Promise<PageReading> {
   const lines = prepared.layout.blocks.flatMap((b) => b.lines.map((l) => ({ box: l.box, asked: b.type !== 'figure' && b.type !== 'table' })));
