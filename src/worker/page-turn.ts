@@ -43,7 +43,8 @@ async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[])
   // Their states are kept for the page's reading only when it comes soon (a batch's worth of lines or fewer queued
   // ahead of it): a kept state is a fresh 1.6 MB a line (six a page), and behind a long queue the CLI's six docbank
   // pages peaked at 442-454 MB keeping them against 411-432 keeping them only then (four runs each, in turn, same
-  // wall time and markdown).
+  // wall time and markdown). The price is a second vision pass over those lines: 19 docbank pages in 1.03x the wall
+  // time (five pairs, 1.01-1.07), at 454 MB against 482.
   const first = await engine.ctcConfidence(sample, { keep: engine.stats.queued <= engine.maxBatch });
   const asIs = pooled(first);
   const upright = { upsideDown: false, unreadScript: inUnreadScript(first) };
