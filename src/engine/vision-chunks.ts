@@ -17,7 +17,8 @@ export const CHUNK_COLUMNS = 1600;
 
 /**
  * `widths` cut into consecutive runs of at most VISION_CHUNK lines whose lines times their widest stay within
- * CHUNK_COLUMNS; a line wider than that goes alone. Narrowest first, each chunk pads little.
+ * CHUNK_COLUMNS; a line wider than that goes alone. Given narrowest first (as a joining group's pass sorts them),
+ * each chunk pads little; runVision keeps its caller's order.
  */
 export function chunkByColumns(widths: readonly number[]): number[][] {
   const chunks: number[][] = [];
