@@ -14,7 +14,7 @@ import { checkCrop, type GrayCrop, type ImageSpec } from './preprocess.js';
 import { createStrategies } from './registry.js';
 import { type ForwardObservation, Scheduler, type SchedulerOptions } from './scheduler.js';
 import type { LineOutput } from './sequence.js';
-import { runVision } from './vision.js';
+import { runVisionChunks } from './vision.js';
 import { type CropPiece, cutWideCrop, joinPieces, MAX_PIECES, type PieceReading, PieceStream } from './wide-crops.js';
 
 export interface LineReading {
@@ -353,11 +353,18 @@ export class Engine {
       return c.width > this.bundle.config.image.maxWidth ? this.piecesOf(c) : [{ crop: c, x: 0, scale: 1 }];
     });
     const flat = pieces.flat().map((p) => p.crop);
-    const state = await runVision(this.bundle, { crops: flat });
-    if (opts.keep && !this.readsRegions) this.scheduler.remember(flat, state);
-    const each = ctcConfidence(state, this.bundle.config.specialIds.ctcBlank);
+    // Each run's state read as it is (joined into one, its rows would only be copied out again).
+    const states = await runVisionChunks(this.bundle, { crops: flat });
     const gate = this.bundle.config.scriptGate;
-    const scores = flat.map((_, r) => (gate ? unreadScore(gate, state, r) : -Infinity));
+    const each: { logProb: number; frames: number }[] = [];
+    const scores: number[] = [];
+    let row = 0;
+    for (const state of states) {
+      const mine = flat.slice(row, (row += state.batch));
+      if (opts.keep && !this.readsRegions) this.scheduler.remember(mine, state);
+      each.push(...ctcConfidence(state, this.bundle.config.specialIds.ctcBlank));
+      for (let r = 0; r < state.batch; r++) scores.push(gate ? unreadScore(gate, state, r) : -Infinity);
+    }
     let at = 0;
     return pieces.map((p) => {
       const from = at;

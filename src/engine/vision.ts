@@ -2,6 +2,7 @@
 import type { Bundle } from './bundle.js';
 import type { CtcReading } from './ctc-head.js';
 import type { FloatPool } from './float-pool.js';
+import type { GrayCrop } from './preprocess.js';
 import { chunkByColumns } from './vision-chunks.js';
 import type { VisionInput } from './vision-runner.js';
 
@@ -19,24 +20,27 @@ export interface VisualState {
 }
 
 /**
- * The vision pass over `input`, in chunks of at most CHUNK_COLUMNS padded columns (vision-chunks.ts), their rows
- * joined in the order given. Unchunked, a page's orientation check (its six longest lines, 1,100 px each on a
- * docbank page) grew the vision thread's arena by 77 MB for the rest of the run. Packed pixels run as they are (the
- * bundle's golden check).
+ * The vision pass over `crops`, as runs of at most CHUNK_COLUMNS padded columns (vision-chunks.ts): one state per run,
+ * their rows consecutive in the order given. Unchunked, a page's orientation check (its six longest lines, 1,100 px
+ * each on a docbank page) grew the vision thread's arena by 77 MB for the rest of the run.
  */
-export async function runVision(bundle: Bundle, input: VisionInput): Promise<VisualState> {
-  const chunks = 'crops' in input ? chunkByColumns(input.crops.map((c) => c.width)) : [];
-  if (!('crops' in input) || chunks.length <= 1) {
-    const out = await bundle.vision.run(input);
-    return { ...out, batch: out.reads.length };
-  }
+export async function runVisionChunks(bundle: Bundle, input: { crops: readonly GrayCrop[]; lines?: readonly number[] }): Promise<VisualState[]> {
   const { crops, lines } = input;
-  const states = await Promise.all(chunks.map(async (rows) => {
+  return Promise.all(chunkByColumns(crops.map((c) => c.width)).map(async (rows) => {
     const out = await bundle.vision.run({ crops: rows.map((r) => crops[r]), ...(lines ? { lines: rows.map((r) => lines[r]) } : {}) });
     return { ...out, batch: out.reads.length };
   }));
+}
+
+/** The vision pass over `input` as one state (runVisionChunks' rows joined). Packed pixels run as they are (the bundle's golden check). */
+export async function runVision(bundle: Bundle, input: VisionInput): Promise<VisualState> {
+  if ('pixels' in input || !input.crops.length) {
+    const out = await bundle.vision.run(input);
+    return { ...out, batch: out.reads.length };
+  }
+  const states = await runVisionChunks(bundle, input);
   const { nLayers, nHeads, headDim } = bundle.config.dims;
-  return concatVisual(states, nLayers, nHeads, headDim);
+  return states.length === 1 ? states[0] : concatVisual(states, nLayers, nHeads, headDim);
 }
 
 /** A zeroed array, from the pool when there is one. */
