@@ -37,6 +37,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from data import collate, make_sample
 from model import load_model
+from vision_rewrite import rewrite_file
 
 # The golden check's bound on |int8 - PyTorch float|. Step 13000: the vision graph's CTC logits 0.51 (its K/V sums
 # 5e-3 relative), the float decoder's outputs on the int8 visual K/V 0.42 (its logits). Step 17180 (0.4.0): 0.58 and
@@ -307,12 +308,14 @@ def main():
     gr.finish()
     onnx.checker.check_model(gr.m)
     onnx.save(gr.m, os.path.join(args.out, "vision.onnx"))
+    # Faster kernels for the same numbers (vision_rewrite.py: checked bit for bit against the graph just saved).
+    rewrites = rewrite_file(os.path.join(args.out, "vision.onnx"))
     source = "training/render.py synthetic lines"
     if args.pool:
         source += f", {args.pool_share:.0%} drawn from the crop pool {os.path.basename(os.path.normpath(args.pool))}"
     report = {"calibration": {"lines": args.lines, "seed": CALIB_SEED, "percentile": args.percentile, "source": source},
               "vision": {"convs": len(tops), "convReluTops": [round(t, 4) for t in tops], "matmuls": matmuls,
-                         "weightBits": WEIGHT_BITS}}
+                         "weightBits": WEIGHT_BITS}, "rewrites": rewrites}
     json.dump(report, open(os.path.join(args.out, "quantize.json"), "w"), indent=2)
     print(json.dumps(report), flush=True)
     if args.install:
