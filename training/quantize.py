@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import subprocess
 
 import numpy as np
 import onnx
@@ -308,8 +309,13 @@ def main():
     gr.finish()
     onnx.checker.check_model(gr.m)
     onnx.save(gr.m, os.path.join(args.out, "vision.onnx"))
-    # Faster kernels for the same numbers (vision_rewrite.py: checked bit for bit against the graph just saved).
-    rewrites = rewrite_file(os.path.join(args.out, "vision.onnx"))
+    # Faster kernels for the same numbers (vision_rewrite.py: checked bit for bit against the graph just saved). An
+    # optimisation only: a graph it does not fit (an older stem, no node here) is kept as quantised.
+    try:
+        rewrites = rewrite_file(os.path.join(args.out, "vision.onnx"), cfg["image"]["widthMultiple"])
+    except (ValueError, OSError, subprocess.CalledProcessError) as e:
+        print(f"vision graph kept as quantised, not rewritten: {e}", flush=True)
+        rewrites = []
     source = "training/render.py synthetic lines"
     if args.pool:
         source += f", {args.pool_share:.0%} drawn from the crop pool {os.path.basename(os.path.normpath(args.pool))}"

@@ -66,19 +66,29 @@ def first_conv_on_cells(model: onnx.ModelProto, prefix: str = "qconv0") -> onnx.
     """Rewrite the stem's first block (Q -> DQ -> Conv -> Relu -> Q -> DQ -> MaxPool 2x2 -> Q) in place."""
     g = model.graph
     nodes = list(g.node)
-    q_in = next(n for n in nodes if n.name == f"{prefix}_in_Q")
-    conv = next(n for n in nodes if n.op_type == "Conv" and n.input[1] == f"{prefix}_w_dq")
-    relu_dq = next(n for n in nodes if n.name == f"{prefix}_relu_DQ")
-    pool = next(n for n in nodes if n.op_type == "MaxPool" and n.input[0] == relu_dq.output[0])
-    pool_q = next(n for n in nodes if n.op_type == "QuantizeLinear" and n.input[0] == pool.output[0])
+
+    def one(what: str, match) -> onnx.NodeProto:
+        found = [n for n in nodes if match(n)]
+        if len(found) != 1:
+            raise ValueError(f"{prefix}: expected one {what}, found {len(found)} (not quantize.py's first block)")
+        return found[0]
+
+    q_in = one("input QuantizeLinear", lambda n: n.name == f"{prefix}_in_Q")
+    conv = one("Conv", lambda n: n.op_type == "Conv" and n.input[1] == f"{prefix}_w_dq")
+    relu_dq = one("DequantizeLinear after the ReLU", lambda n: n.name == f"{prefix}_relu_DQ")
+    pool = one("MaxPool", lambda n: n.op_type == "MaxPool" and n.input[0] == relu_dq.output[0])
+    pool_q = one("QuantizeLinear after the pool", lambda n: n.op_type == "QuantizeLinear" and n.input[0] == pool.output[0])
     ini = _init(model)
     arr = {k: numpy_helper.to_array(ini[k]) for k in ini if k.startswith(prefix + "_")}
     w = arr[f"{prefix}_w"]
     attrs = {a.name: helper.get_attribute_value(a) for a in conv.attribute}
     pattrs = {a.name: helper.get_attribute_value(a) for a in pool.attribute}
-    if w.shape[1:] != (1, 3, 3) or attrs.get("pads") != [1, 1, 1, 1] or attrs.get("strides", [1, 1]) != [1, 1] or attrs.get("group", 1) != 1:
-        raise ValueError(f"{conv.name}: not a 3x3 stride-1 convolution of one channel")
-    if pattrs.get("kernel_shape") != [2, 2] or pattrs.get("strides") != [2, 2] or any(pattrs.get("pads", [0] * 4)):
+    if (w.shape[1:] != (1, 3, 3) or attrs.get("pads") != [1, 1, 1, 1] or attrs.get("strides", [1, 1]) != [1, 1]
+            or attrs.get("group", 1) != 1 or attrs.get("dilations", [1, 1]) != [1, 1] or attrs.get("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET")
+            or f"{prefix}_b" not in arr):
+        raise ValueError(f"{conv.name}: not a 3x3 stride-1 convolution of one channel with a bias")
+    if (pattrs.get("kernel_shape") != [2, 2] or pattrs.get("strides") != [2, 2] or any(pattrs.get("pads", [0] * 4))
+            or pattrs.get("ceil_mode", 0) or pattrs.get("dilations", [1, 1]) != [1, 1]):
         raise ValueError(f"{pool.name}: not a 2x2 max pool")
     # The pool runs on the integers only if it keeps the scale (onnxruntime's uint8 MaxPool needs that too).
     for k in ("scale", "zp"):
@@ -123,10 +133,13 @@ def first_conv_on_cells(model: onnx.ModelProto, prefix: str = "qconv0") -> onnx.
 REWRITES = ("first convolution on 2x2 cells",)
 
 
-def rewrite(model: onnx.ModelProto) -> list[str]:
-    """Apply every rewrite not yet applied; returns those applied."""
+def rewrite(model: onnx.ModelProto, width_multiple: int) -> list[str]:
+    """Apply every rewrite not yet applied; returns those applied. `width_multiple` is the bundle's
+    (config.image.widthMultiple): SpaceToDepth needs an even width, where the old graph's pool took any."""
     done = []
-    if not any(n.name.endswith("_SpaceToDepth") for n in model.graph.node):
+    if not any(n.name == "qconv0_SpaceToDepth" for n in model.graph.node):
+        if width_multiple % 2:
+            raise ValueError(f"lines are padded to a multiple of {width_multiple} px: the 2x2 cells need an even width")
         first_conv_on_cells(model)
         done.append(REWRITES[0])
     onnx.checker.check_model(model)
@@ -139,10 +152,10 @@ def same_outputs(old: str, new: str) -> None:
     subprocess.run(["node", script, old, new], check=True)
 
 
-def rewrite_file(path: str) -> list[str]:
+def rewrite_file(path: str, width_multiple: int) -> list[str]:
     """Rewrite PATH in place, checked against itself before."""
     model = onnx.load(path)
-    done = rewrite(model)
+    done = rewrite(model, width_multiple)
     if done:
         tmp = path + ".rewritten"
         onnx.save(model, tmp)
@@ -160,12 +173,13 @@ def main() -> None:
         cfg_path = os.path.join(bundle, "config.json")
         cfg = json.load(open(cfg_path))
         ref = cfg["files"].get("visionInt8")
-        if not ref:
-            raise SystemExit(f"{bundle}: no int8 vision graph")
+        if not ref or "int8" not in cfg:
+            raise SystemExit(f"{bundle}: no int8 vision graph (files.visionInt8 and int8 in config.json)")
         path = os.path.join(bundle, ref["path"])
-        done = rewrite_file(path)
+        done = rewrite_file(path, cfg["image"]["widthMultiple"])
         ref["sha256"] = hashlib.sha256(open(path, "rb").read()).hexdigest()
-        cfg["int8"]["rewrites"] = sorted(set(cfg["int8"].get("rewrites", [])) | set(done), key=REWRITES.index)
+        known = set(cfg["int8"].get("rewrites", [])) | set(done)
+        cfg["int8"]["rewrites"] = sorted(known, key=lambda r: (REWRITES.index(r) if r in REWRITES else len(REWRITES), r))
         with open(cfg_path, "w") as f:
             json.dump(cfg, f, indent=1, ensure_ascii=False)
             f.write("\n")
