@@ -33,10 +33,6 @@ import onnx
 from onnx import helper, numpy_helper
 
 
-def _init(model: onnx.ModelProto) -> dict[str, onnx.TensorProto]:
-    return {t.name: t for t in model.graph.initializer}
-
-
 def _set(model: onnx.ModelProto, name: str, arr: np.ndarray) -> None:
     inits = model.graph.initializer
     for i, t in enumerate(inits):
@@ -78,8 +74,7 @@ def first_conv_on_cells(model: onnx.ModelProto, prefix: str = "qconv0") -> onnx.
     relu_dq = one("DequantizeLinear after the ReLU", lambda n: n.name == f"{prefix}_relu_DQ")
     pool = one("MaxPool", lambda n: n.op_type == "MaxPool" and n.input[0] == relu_dq.output[0])
     pool_q = one("QuantizeLinear after the pool", lambda n: n.op_type == "QuantizeLinear" and n.input[0] == pool.output[0])
-    ini = _init(model)
-    arr = {k: numpy_helper.to_array(ini[k]) for k in ini if k.startswith(prefix + "_")}
+    arr = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer if t.name.startswith(prefix + "_")}
     w = arr[f"{prefix}_w"]
     attrs = {a.name: helper.get_attribute_value(a) for a in conv.attribute}
     pattrs = {a.name: helper.get_attribute_value(a) for a in pool.attribute}
@@ -178,8 +173,7 @@ def main() -> None:
         path = os.path.join(bundle, ref["path"])
         done = rewrite_file(path, cfg["image"]["widthMultiple"])
         ref["sha256"] = hashlib.sha256(open(path, "rb").read()).hexdigest()
-        known = set(cfg["int8"].get("rewrites", [])) | set(done)
-        cfg["int8"]["rewrites"] = sorted(known, key=lambda r: (REWRITES.index(r) if r in REWRITES else len(REWRITES), r))
+        cfg["int8"]["rewrites"] = list(dict.fromkeys([*cfg["int8"].get("rewrites", []), *done]))
         with open(cfg_path, "w") as f:
             json.dump(cfg, f, indent=1, ensure_ascii=False)
             f.write("\n")

@@ -125,7 +125,8 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
   const pending: Promise<PageOut>[] = [];
   try {
     // One page's work up to handing its lines to the engine. A function of its own so that its rasters (two of 11 MB
-    // for a docbank page) go when it returns, not when the loop's next turn overwrites them.
+    // for a docbank page) go when it returns, not when the loop's next turn overwrites them. The reading comes back in
+    // a record: returned bare, the async function would wait for it.
     const startPage = async (index: number): Promise<{ reading: Promise<PageOut> }> => {
       const t0 = performance.now();
       const rendered = await source.render(index);
