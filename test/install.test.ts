@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import semver from 'semver';
 import ts from 'typescript';
 import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
+import { raiseTieringBudget, TIERING_FLAG } from '../src/cli/tiering.js';
 import { MALLOC_ARENAS_ENV, SERVER_MALLOC_ENV } from '../src/cli/malloc-arenas.js';
 import { ROOT } from './helpers/fixtures.js';
 
@@ -89,5 +90,16 @@ describe('how Specula processes start', () => {
     assert.match(stdout, /^\d+\.\d+\.\d+\n$/);
     const { stdout: seen } = await promisify(execFile)('/usr/bin/env', ['-S', bin.slice('#!/usr/bin/env -S '.length), '-e', 'console.log(process.env.MALLOC_ARENA_MAX)'], { cwd: ROOT });
     assert.equal(seen.trim(), MALLOC_ARENAS_ENV.MALLOC_ARENA_MAX);
+  });
+
+  it('Node 20\'s V8 gets the raised tier-up budget from the CLI\'s first module, and later V8s, which refuse the flag, keep their own', () => {
+    assert.equal(raiseTieringBudget('11.3.244.8-node.33'), true);
+    assert.equal(raiseTieringBudget('12.4.254.21-node.33'), false);
+    assert.equal(raiseTieringBudget('13.6.233.10-node.30'), false);
+    // The bundle's entry sets it before it imports the rest of the CLI (the engine, the layout, the server).
+    const main = readFileSync(join(ROOT, 'dist', 'bundle', 'main.js'), 'utf8');
+    const set = main.indexOf(TIERING_FLAG);
+    assert.ok(set > 0, 'dist/bundle/main.js sets the tiering flag');
+    assert.ok(!/import\(/.test(main.slice(0, set)), 'no dynamic import runs before it');
   });
 });

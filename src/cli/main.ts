@@ -1,4 +1,6 @@
 /** `specula <command>`: parse documents, serve the API, check a bundle, evaluate. */
+// First: V8's tiering flag is set before the rest of the CLI's modules run (tiering.ts).
+import './tiering.js';
 import module from 'node:module';
 import { softwareVersion } from '../version.js';
 import { plainError } from './plain-error.js';

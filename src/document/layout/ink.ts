@@ -102,13 +102,20 @@ function threshold(src: Uint8Array, thr: number): Uint8Array {
   if ((src.byteOffset & 1) === 0) {
     const table = pairTable(thr);
     const pairs = src.length >> 1;
-    const from = new Uint16Array(src.buffer, src.byteOffset, pairs);
-    const to = new Uint16Array(out.buffer, 0, pairs);
-    for (let k = 0; k < pairs; k++) to[k] = table[from[k]];
+    lookUp(table, new Uint16Array(src.buffer, src.byteOffset, pairs), new Uint16Array(out.buffer, 0, pairs));
     i = pairs << 1;
   }
   for (; i < src.length; i++) out[i] = src[i] <= thr ? 1 : 0;
   return out;
+}
+
+/**
+ * to[k] = table[from[k]]. A loop over a whole page, in a function of its own: compiled on-stack inside threshold
+ * during its first call, before the lines after the loop had run, the compiled code deoptimised at the loop's end on
+ * every later page.
+ */
+function lookUp(table: Uint16Array, from: Uint16Array, to: Uint16Array): void {
+  for (let k = 0; k < from.length; k++) to[k] = table[from[k]];
 }
 
 /**
@@ -152,13 +159,12 @@ const lanes = (s: number): number => (s & 0xff) + ((s >>> 8) & 0xff) + ((s >>> 1
  */
 export function inkCount(data: Uint8Array, words: Uint32Array, from: number, to: number): number {
   const off = data.byteOffset;
-  let i = from;
-  let n = 0;
-  while (i < to && ((off + i) & 3) !== 0) n += data[i++];
-  const aligned = to - ((off + to) & 3);
+  const head = Math.min(to, from + ((4 - ((off + from) & 3)) & 3));
+  const aligned = Math.max(head, to - ((off + to) & 3));
+  let n = byteSum(data, from, head);
   let acc = 0;
   let k = 0;
-  for (; i < aligned; i += 4) {
+  for (let i = head; i < aligned; i += 4) {
     acc += words[(off + i) >> 2];
     if (++k === 255) {
       n += lanes(acc);
@@ -166,8 +172,17 @@ export function inkCount(data: Uint8Array, words: Uint32Array, from: number, to:
       k = 0;
     }
   }
-  n += lanes(acc);
-  while (i < to) n += data[i++];
+  return n + lanes(acc) + byteSum(data, aligned, to);
+}
+
+/**
+ * data[from, to) added up a byte at a time: a row's unaligned ends. One function for both ends, so that neither is
+ * code the optimiser has never seen run: a tail loop that had not run when inkCount was compiled on-stack deopted
+ * on every later call (over 800 times a run of the layout over docling's and docbank's pages).
+ */
+function byteSum(data: Uint8Array, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) n += data[i];
   return n;
 }
 
