@@ -94,12 +94,13 @@ const peakMb = (pid: number | undefined): number | null => {
 };
 const peakRssMb = { api: peakMb(api.p.proc.pid), workers: workers.map((w) => peakMb(w.p.proc.pid)) };
 // A worker logs a job's end after publishing it, so the client can hear of the last job before its log line is
-// read: wait (briefly) for every completed job's line before stopping them, or the count comes out one short.
-const finished = (): number[] => workers.map((w) => w.p.logs.filter((l) => l.msg === 'job finished').length);
+// read: wait (briefly) for every succeeded job's line before stopping them, or the count comes out one short.
+const succeeded = (): number[] => workers.map((w) => w.p.logs.filter((l) => l.msg === 'job finished' && l.status === 'succeeded').length);
 const completedJobs = outcomes.filter((o) => o.ok).length;
-for (const until = Date.now() + 5000; finished().reduce((a, b) => a + b, 0) < completedJobs && Date.now() < until; ) await new Promise((r) => setTimeout(r, 50));
+const deadline = Date.now() + 5000;
+while (succeeded().reduce((a, b) => a + b, 0) < completedJobs && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 for (const p of [api.p, ...workers.map((w) => w.p)]) p.kill('SIGTERM');
-const perWorker = finished();
+const perWorker = succeeded();
 await Promise.all([api.p, ...workers.map((w) => w.p)].map((p) => p.exited));
 
 const lat = outcomes.filter((o) => o.ok).map((o) => o.ms / 1000);

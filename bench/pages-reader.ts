@@ -8,7 +8,7 @@
  *
  *   node dist/bench/pages-reader.js --pages pages.json [--drafter none --verifier greedy] [--precision fp32] [--no-formulas]
  */
-// First, as in the CLI: V8's tiering flag (src/cli/tiering.ts) before the reader's modules run.
+// First, as in the CLI: V8's tiering flag (src/cli/tiering.ts) before the reader's modules load.
 import '../src/cli/tiering.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

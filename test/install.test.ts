@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import semver from 'semver';
 import ts from 'typescript';
 import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
-import { raiseTieringBudget, TIERING_FLAG } from '../src/cli/tiering.js';
+import { TIERING_FLAG, tieringFlagFor } from '../src/cli/tiering.js';
 import { MALLOC_ARENAS_ENV, SERVER_MALLOC_ENV } from '../src/cli/malloc-arenas.js';
 import { ROOT } from './helpers/fixtures.js';
 
@@ -92,14 +92,20 @@ describe('how Specula processes start', () => {
     assert.equal(seen.trim(), MALLOC_ARENAS_ENV.MALLOC_ARENA_MAX);
   });
 
-  it('Node 20\'s V8 gets the raised tier-up budget from the CLI\'s first module, and later V8s, which refuse the flag, keep their own', () => {
-    assert.equal(raiseTieringBudget('11.3.244.8-node.33'), true);
-    assert.equal(raiseTieringBudget('12.4.254.21-node.33'), false);
-    assert.equal(raiseTieringBudget('13.6.233.10-node.30'), false);
-    // The bundle's entry sets it before it imports the rest of the CLI (the engine, the layout, the server).
+  it('Node 20\'s V8 gets the raised tier-up budget before any command\'s modules load, and later V8s, which refuse the flag, keep their own', () => {
+    assert.equal(tieringFlagFor('11.3.244.8-node.33'), TIERING_FLAG);
+    assert.equal(tieringFlagFor('12.4.254.21-node.33'), null);
+    assert.equal(tieringFlagFor('13.6.233.10-node.30'), null);
+    // The bundle's entry sets it before it loads a command (the engine, the layout and the server come by import()),
+    // and the few chunks it imports statically ahead of it hold none of them.
     const main = readFileSync(join(ROOT, 'dist', 'bundle', 'main.js'), 'utf8');
     const set = main.indexOf(TIERING_FLAG);
     assert.ok(set > 0, 'dist/bundle/main.js sets the tiering flag');
-    assert.ok(!/import\(/.test(main.slice(0, set)), 'no dynamic import runs before it');
+    const before = main.slice(0, set);
+    assert.ok(!/import\(/.test(before), 'no dynamic import runs before it');
+    for (const [, chunk] of before.matchAll(/"\.\/(chunk-[\w-]+\.js)"/g)) {
+      const code = readFileSync(join(ROOT, 'dist', 'bundle', chunk), 'utf8');
+      for (const heavy of ['InferenceSession', 'inkCount', 'createYoga']) assert.ok(!code.includes(heavy), `${chunk}, imported ahead of the flag, holds ${heavy}`);
+    }
   });
 });

@@ -1,5 +1,5 @@
 /** `specula <command>`: parse documents, serve the API, check a bundle, evaluate. */
-// First: V8's tiering flag is set before the rest of the CLI's modules run (tiering.ts).
+// First: V8's tiering flag is set before any command's modules load (tiering.ts).
 import './tiering.js';
 import module from 'node:module';
 import { softwareVersion } from '../version.js';
