@@ -5,8 +5,9 @@
  * deoptimisation. Over docling's 34 pages that was 722 TurboFan compilations, 4.6 s of compile time by --trace-opt,
  * two thirds of it functions compiled before; with four times the budget, 467 (2.5 s). Set at run time rather than on
  * the command line: the flag is V8 11's own (Node 22's V8 counts invocations instead, runs Maglev between the tiers,
- * and refuses the flag, as NODE_OPTIONS refuses V8 flags), and a flag set here reaches every launcher running on
- * Node 20 (the CLI, the server, the CUDA image; the CPU image runs Node 22) and every thread it starts.
+ * and a command line carrying the flag fails there with "bad option"; NODE_OPTIONS takes no such flag on any
+ * version), and a flag set here reaches every launcher running on Node 20 (the CLI, the server, the CUDA image; the
+ * CPU image runs Node 22) and every thread it starts.
  *
  * Node's documentation warns that a flag changed after V8 has started may do nothing or worse. This one is read
  * each time V8 resets a function's budget (it took effect: the counts above are with it set here), and a changed
