@@ -7,7 +7,8 @@ const Model = builder.objectRef<ModelInfo>('Model').implement({
   fields: (t) => ({
     name: t.exposeString('name', { description: 'The bundle\'s name, from its config.' }),
     created: t.field({ type: 'DateTime', nullable: true, description: 'When the bundle was exported; null where its config does not say.', resolve: (m) => m.created }),
-    device: t.exposeString('device', { description: 'Where the model runs: cpu or cuda.' }),
+    device: t.exposeString('device', { description: 'Where the model runs: cpu, webgpu (a GPU through Vulkan) or cuda; on an API instance, "workers (SPECULA_DEVICE)".' }),
+    deviceReason: t.exposeString('deviceReason', { nullable: true, description: 'Why that device: "asked for", or what SPECULA_DEVICE=auto found; null on an API instance, which opens no model.' }),
     precision: t.exposeString('precision', { description: 'fp32 or int8: which vision graph the workers run (int8 by default on CPU where the bundle has one; the decoder is float)' }),
     heads: t.exposeStringList('heads', { description: 'Output heads the bundle has, of lm, ctc, mtp, pmtp and diffusion.' }),
     trainingStep: t.exposeInt('trainingStep', { nullable: true, description: 'Training step the bundle was exported from; null where its config does not say.' }),

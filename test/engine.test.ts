@@ -237,7 +237,7 @@ describe('the shipped model bundle', () => {
     } catch (e) {
       assert.ok(e instanceof EngineError);
       assert.equal(e.code, 'DEVICE_UNAVAILABLE');
-      assert.match(e.message, /CUDA/);
+      assert.match(e.message, /cuda/);
       return;
     }
     await closeBundle(bundle);

@@ -24,10 +24,12 @@ const HELP: Record<string, string> = {
                                 run of symbols within a line of text, $ in the line)
   --formula-model DIR           the formula bundle (default models/specula-formula-base)
   --model DIR                   a model bundle (default models/specula-line-base)
-  --device cpu|cuda             onnxruntime's provider (default cpu)
+  --device cpu|webgpu|cuda|auto where the model runs (default SPECULA_DEVICE, else cpu): webgpu is any GPU
+                                through Vulkan, cuda needs onnxruntime's CUDA provider, auto takes a GPU where one
+                                answers and says which; a device asked for and absent is an error
   --precision int8|fp32         the vision graph (default int8 on CPU where the bundle has it)
   --threads N                   onnxruntime threads for the decoder (default SPECULA_THREADS, else half the cores)
-  --batch N                     lines per decoder forward (default SPECULA_MAX_BATCH, else 8 on CPU, 32 on CUDA)
+  --batch N                     lines per decoder forward (default SPECULA_MAX_BATCH, else 8 on CPU, 32 on a GPU)
 {decoding}`,
   eval: `usage: specula eval [options]
   CER of our model and of tesseract on the evaluation line sets, NED and olmOCR facts on its page sets.
@@ -38,7 +40,7 @@ const HELP: Record<string, string> = {
   --line-dir DIR                line images listed in DIR/labels.tsv (image<TAB>text), e.g. training/pdf_lines.py's
                                 held-out pool; scored alone unless --sets names others too
   --limit N                     at most N lines or pages per set
-  --batch N                     lines per decoder forward (default the engine's: 8 on CPU, 32 on CUDA)
+  --batch N                     lines per decoder forward (default the engine's: 8 on CPU, 32 on a GPU)
   --out FILE                    the JSON report (default eval-results/eval.json)
   --no-tesseract                ours only
   --write-config                record the float model's accuracy in the bundle's config.json
@@ -46,8 +48,8 @@ const HELP: Record<string, string> = {
   --turn 0|90|180|270           pages turned clockwise before reading (ours and tesseract's)
   our decoding (the engine's defaults, but the greedy verifier: the model's own accuracy):
 {decoding:greedy}`,
-  'check-bundle': `usage: specula check-bundle [DIR]
-  Runs a bundle's graphs under onnxruntime against its golden.json, for each precision it ships.`,
+  'check-bundle': `usage: specula check-bundle [DIR] [--device cpu|webgpu|cuda]
+  Runs a bundle's graphs under onnxruntime against its golden.json, for each precision it ships on that device.`,
   serve: `usage: specula serve [--role all|api|worker]
   The GraphQL API on PORT (default 4000); settings from the environment (see infra/README.md).`,
 };
@@ -93,8 +95,9 @@ function opensVisionThread(name: string, args: readonly string[]): boolean {
     const at = args.indexOf(f);
     return at >= 0 ? args[at + 1] : args.find((a) => a.startsWith(`${f}=`))?.slice(f.length + 1);
   };
-  if (name === 'serve') return (flag('--role') ?? process.env.SPECULA_ROLE ?? 'all') !== 'api' && process.env.SPECULA_DEVICE !== 'cuda';
-  if (name === 'parse') return flag('--device') !== 'cuda';
+  const onCpu = (device: string | undefined): boolean => (device ?? 'cpu') === 'cpu' || device === 'auto';
+  if (name === 'serve') return (flag('--role') ?? process.env.SPECULA_ROLE ?? 'all') !== 'api' && onCpu(process.env.SPECULA_DEVICE);
+  if (name === 'parse') return onCpu(flag('--device') ?? process.env.SPECULA_DEVICE);
   return false;
 }
 

@@ -3,7 +3,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
-import type { Device, Precision } from '../engine/bundle.js';
+import type { Precision } from '../engine/bundle.js';
+import { parseDeviceChoice } from '../engine/device.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptions } from '../engine/options.js';
 import { isWordFormat, renderWordFormat, WORD_FORMAT_TYPES, WORD_FORMATS } from '../document/formats/index.js';
@@ -26,7 +27,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       model: { type: 'string' },
-      device: { type: 'string', default: 'cpu' },
+      device: { type: 'string' }, // absent: SPECULA_DEVICE, else cpu
       precision: { type: 'string' }, // absent: int8 on CPU where the bundle has it
       threads: { type: 'string' }, // onnxruntime intra-op threads for the decoder; absent: SPECULA_THREADS, else half the cores
       batch: { type: 'string' }, // lines per decoder forward; absent: SPECULA_MAX_BATCH, else the engine's default
@@ -53,15 +54,16 @@ export async function parseCommand(argv: string[]): Promise<number> {
   const out = values.out;
   if (out && positionals.length > 1) await mkdir(out, { recursive: true });
   const extension = isWordFormat(format) ? WORD_FORMAT_TYPES[format].extension : format === 'markdown' ? 'md' : format === 'json' ? 'json' : 'txt';
-  const device = values.device as Device;
-  if (device !== 'cpu' && device !== 'cuda') throw new Error(`--device must be cpu or cuda, got "${values.device}"`);
+  const device = parseDeviceChoice(values.device ?? process.env.SPECULA_DEVICE ?? 'cpu', values.device ? '--device' : 'SPECULA_DEVICE');
   const flags = await decodingFromFlags(values);
   const threads = Number(values.threads ?? process.env.SPECULA_THREADS ?? 0);
   if (!Number.isInteger(threads) || threads < 0) throw new Error(`--threads must be a whole number (0: half the cores), got "${values.threads}"`);
   const batch = Number(values.batch ?? process.env.SPECULA_MAX_BATCH ?? 0);
   if (!Number.isInteger(batch) || batch < 0) throw new Error(`--batch must be a whole number (0: the engine's default), got "${values.batch}"`);
   const engine = await Engine.open(values.model, { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) });
-  const engineOpts = { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) };
+  if (device === 'auto') process.stderr.write(`specula: device ${engine.bundle.device} (${engine.bundle.deviceReason})\n`);
+  // The formula bundle opens on the device the line bundle took (auto decides once).
+  const engineOpts = { device: engine.bundle.device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) };
   const formulaModel = values['no-formulas'] ? 'none' : values['formula-model'];
   const formulas = formulaModel === 'none' ? null : formulaModel ? new FormulaReader(formulaModel, engineOpts) : FormulaReader.shipped(engineOpts);
   let decoding: DecodingOptions;

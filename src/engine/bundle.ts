@@ -3,12 +3,12 @@
  * (present, hash as recorded) so a missing or corrupt file is reported by name, not as an opaque ORT error.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import * as z from 'zod';
 import { type BundleFile, checkFile } from './bundle-file.js';
+import { autoCandidates, checkDeviceAsked, type Device, type DeviceChoice, type DeviceChoiceMade, deviceUnavailable, executionProviders, isDeviceFailure, isGpu } from './device.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { EngineError } from './errors.js';
 import { HeadSession } from './head-session.js';
@@ -100,7 +100,7 @@ export const BundleConfigSchema = z.object({
 });
 export type BundleConfig = z.infer<typeof BundleConfigSchema>;
 
-export type Device = 'cpu' | 'cuda';
+export type { Device, DeviceChoice } from './device.js';
 
 /** The drafter heads a bundle may carry beside its decoder, each its own ONNX file with the MTP head contract. */
 export const HEAD_FILES = ['mtp', 'pmtp'] as const;
@@ -111,8 +111,9 @@ export type Precision = 'fp32' | 'int8';
 export const PRECISIONS: readonly Precision[] = ['fp32', 'int8'];
 
 export interface BundleOptions {
-  device?: Device;
-  /** Default: int8 on CPU where the bundle has an int8 vision graph, fp32 otherwise (and always on CUDA). */
+  /** Default cpu; `auto` takes a GPU where one answers (device.ts). */
+  device?: DeviceChoice;
+  /** Default: int8 on CPU where the bundle has an int8 vision graph, fp32 otherwise (and always on a GPU). */
   precision?: Precision;
   /** Intra-op threads for the decoder's CPU sessions (default: decoderThreads()); the vision worker takes half (visionThreads). */
   threads?: number;
@@ -122,7 +123,7 @@ export interface Bundle {
   dir: string;
   config: BundleConfig;
   tokenizer: Tokenizer;
-  /** The vision pass: in a worker thread on CPU (see vision-runner.ts). */
+  /** The vision pass: in a worker thread on CPU, in-process on a GPU (see vision-runner.ts). */
   vision: VisionRunner;
   decoder: ort.InferenceSession;
   /** The MTP drafter head (mtp.onnx), where the bundle has one: its session is built when first drafted with. */
@@ -130,6 +131,8 @@ export interface Bundle {
   /** The P-MTP drafter head (pmtp.onnx, the same contract), where the bundle has one. */
   pmtp?: HeadSession;
   device: Device;
+  /** Why this device: asked for by name, or what `auto` found. */
+  deviceReason: string;
   /** Which vision graph runs (the decoder and the drafter heads are float either way). */
   precision: Precision;
   /** Intra-op threads its CPU sessions were opened with. */
@@ -147,7 +150,7 @@ export function choosePrecision(config: BundleConfig, device: Device, asked?: Pr
   if (asked === undefined) return device === 'cpu' && hasInt8 ? 'int8' : 'fp32';
   if (!PRECISIONS.includes(asked)) throw new EngineError('INVALID_PRECISION', `precision must be one of ${PRECISIONS.join(', ')}, got "${String(asked)}"`);
   if (asked === 'int8' && !hasInt8) throw new EngineError('INVALID_PRECISION', `${where} has no int8 vision graph (files.visionInt8 and int8 in its config.json); use precision fp32`);
-  if (asked === 'int8' && device === 'cuda') throw new EngineError('INVALID_PRECISION', 'the int8 vision graph runs on CPU only (its integer kernels are CPU kernels); use precision fp32 with device cuda');
+  if (asked === 'int8' && isGpu(device)) throw new EngineError('INVALID_PRECISION', `the int8 vision graph runs on CPU only (its integer kernels are CPU kernels); use precision fp32 with device ${device}`);
   return asked;
 }
 
@@ -179,32 +182,25 @@ export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
   return c;
 }
 
-function cudaProviderPresent(): boolean {
-  // onnxruntime-node ships the CUDA provider library only when installed with its CUDA binaries.
-  try {
-    const pkg = dirname(createRequire(import.meta.url).resolve('onnxruntime-node/package.json'));
-    return existsSync(join(pkg, 'bin', 'napi-v6', process.platform, process.arch, 'libonnxruntime_providers_cuda.so'));
-  } catch {
-    return false;
-  }
-}
-
 function sessionOptions(device: Device, threads: number): ort.InferenceSession.SessionOptions {
   return {
-    executionProviders: device === 'cuda' ? ['cuda'] : ['cpu'],
+    executionProviders: executionProviders(device),
     graphOptimizationLevel: 'all',
-    // Explicit: onnxruntime's own default used one thread on the 2-core benchmark VM (vision passes 1.6x slower).
+    // Explicit: onnxruntime's own default used one thread on the 2-core benchmark VM (vision passes 1.6x slower). On a
+  // GPU these threads run the nodes the provider leaves to the CPU (shape arithmetic).
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     // The vision worker and the decoder run at the same time: threads that spin while waiting for work would
     // take the cores from each other.
     extra: { session: { intra_op: { allow_spinning: '0' } } },
+    // A GPU provider warns on every session that it leaves shape arithmetic to the CPU, as it means to.
+    ...(isGpu(device) ? { logSeverityLevel: 3 as const } : {}),
   };
 }
 
 function loadFailure(e: unknown, path: string, device: Device): EngineError {
   const msg = (e as Error).message;
-  if (device === 'cuda') return new EngineError('DEVICE_UNAVAILABLE', `CUDA was requested but onnxruntime could not use it for ${path}: ${msg}`, path);
+  if (isDeviceFailure(device, msg)) return deviceUnavailable(device, `onnxruntime could not open ${path} on it (${msg.trim()})`, path);
   return new EngineError('BUNDLE_CORRUPT_FILE', `onnxruntime could not load ${path}: ${msg}`, path);
 }
 
@@ -238,7 +234,7 @@ export function visionThreads(threads: number): number {
 }
 
 async function openVision(file: BundleFile, device: Device, threads: number, head: VisionHead): Promise<VisionRunner> {
-  if (device === 'cuda') {
+  if (isGpu(device)) {
     checkFile(file);
     return new InProcessVision(await openSession(file.path, device, threads), head);
   }
@@ -249,18 +245,31 @@ async function openVision(file: BundleFile, device: Device, threads: number, hea
   }
 }
 
+/**
+ * Open a bundle on the device asked for. `auto` tries each device autoCandidates finds in turn, going on past one
+ * that proves absent when its sessions open (DEVICE_UNAVAILABLE), and ends on the CPU.
+ */
 export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptions = {}): Promise<Bundle> {
-  const device: Device = opts.device ?? 'cpu';
-  if (device === 'cuda') {
-    const backends = ort.listSupportedBackends();
-    const cuda = backends.find((b) => b.name === 'cuda');
-    if (!cuda || (!cuda.bundled && !cudaProviderPresent())) {
-      throw new EngineError(
-        'DEVICE_UNAVAILABLE',
-        'CUDA was requested but this onnxruntime-node install has no CUDA provider (install it without ONNXRUNTIME_NODE_INSTALL=skip, in the CUDA image), or use device "cpu"',
-      );
+  const asked = opts.device ?? 'cpu';
+  if (asked !== 'auto') {
+    checkDeviceAsked(asked);
+    return openBundle(dir, { device: asked, reason: 'asked for' }, opts);
+  }
+  const tried: string[] = [];
+  for (const choice of autoCandidates()) {
+    try {
+      const reason = tried.length ? `${choice.reason}; ${tried.join('; ')}` : choice.reason;
+      return await openBundle(dir, { ...choice, reason }, opts);
+    } catch (e) {
+      if (!(e instanceof EngineError && e.code === 'DEVICE_UNAVAILABLE') || choice.device === 'cpu') throw e;
+      tried.push(`${choice.device} did not open`);
     }
   }
+  throw new Error('unreachable: auto always ends on the CPU');
+}
+
+async function openBundle(dir: string, made: DeviceChoiceMade, opts: BundleOptions): Promise<Bundle> {
+  const { device } = made;
   const config = readBundleConfig(dir);
   for (const head of HEAD_FILES) {
     if (config.heads[head] && !config.files[head]) {
@@ -302,7 +311,7 @@ export async function loadBundle(dir: string = DEFAULT_BUNDLE, opts: BundleOptio
   const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
   const heads: Partial<Record<DrafterHead, HeadSession>> = {};
   for (const [h, file] of headFiles) heads[h] = new HeadSession(() => openSession(file.path, device, threads));
-  return { dir, config, tokenizer, vision, decoder, device, precision, threads, ...heads };
+  return { dir, config, tokenizer, vision, decoder, device, deviceReason: made.reason, precision, threads, ...heads };
 }
 
 export async function closeBundle(b: Bundle): Promise<void> {

@@ -2,13 +2,15 @@
  * The engine's front door: open a bundle, then read line crops with the decoding strategy each request
  * chooses. Lines of concurrent requests share the scheduler's batches; text comes back in the caller's order.
  */
-import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, type Device, loadBundle } from './bundle.js';
+import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle.js';
+import { type Device, isGpu } from './device.js';
 import type { Glyph } from './ctc-align.js';
 import { ctcConfidence } from './ctc-confidence.js';
 import { DraftingContext } from './drafting-context.js';
 import { EngineError } from './errors.js';
 import { unreadScore } from './script-gate.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
+import { goldenCrops } from './warm-up.js';
 import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
 import { checkCrop, type GrayCrop, type ImageSpec } from './preprocess.js';
 import { createStrategies } from './registry.js';
@@ -73,6 +75,11 @@ export interface EngineOptions extends BundleOptions {
    * image.readChars. null: every line up to one vision pass wide is read whole, as the model reads it run directly.
    */
   readChars?: number | null;
+  /**
+   * On a GPU, read the bundle's golden lines once before the engine is handed out (default true there): the
+   * provider compiles its shaders on a graph's first runs, and a first request should not pay for that.
+   */
+  warmUp?: boolean;
 }
 
 /**
@@ -80,10 +87,10 @@ export interface EngineOptions extends BundleOptions {
  * each row's visual K/V, which batching does not share), while the batch's K/V, rebuilt as lines join and leave and
  * concatenated with the text cache on every forward, grows with it: on two cores 8 rows read the docbank and docling
  * pages in 0.91x the CPU time of 32 and 50 concurrent API jobs at 1.1x the pages/s, with a quarter less peak memory
- * (README, "Set up and run"). A GPU wants wide batches.
+ * (docs/benchmarks.md). A GPU wants wide batches: a forward there costs about the same for 1 row as for 32.
  */
 export function defaultMaxBatch(device: Device = 'cpu'): number {
-  return device === 'cuda' ? 32 : 8;
+  return isGpu(device) ? 32 : 8;
 }
 
 export class Engine {
@@ -103,7 +110,30 @@ export class Engine {
     const { idleReleaseMs, collect } = opts;
     const bundle = await loadBundle(dir, opts);
     const readChars = opts.readChars === null ? undefined : (opts.readChars ?? bundle.config.image.readChars);
-    return new Engine(bundle, { maxBatch: Math.max(1, opts.maxBatch ?? defaultMaxBatch(opts.device)), idleReleaseMs, collect }, readChars);
+    const engine = new Engine(bundle, { maxBatch: Math.max(1, opts.maxBatch ?? defaultMaxBatch(bundle.device)), idleReleaseMs, collect }, readChars);
+    if (opts.warmUp ?? isGpu(bundle.device)) {
+      try {
+        await engine.warmUp();
+      } catch (e) {
+        await engine.close();
+        throw e;
+      }
+    }
+    return engine;
+  }
+
+  /**
+   * Read the bundle's golden lines the ways a request reads: one vision pass, then decoder forwards of one new token
+   * (plain decoding) and of several (the default drafter's), so each graph's kernels are compiled and its buffers
+   * sized before the first request. Returns how long it took.
+   */
+  async warmUp(): Promise<number> {
+    const t0 = performance.now();
+    const crops = goldenCrops(this.bundle).filter((c) => c.width <= this.bundle.config.image.maxWidth);
+    if (!crops.length) return 0;
+    const plain = { drafter: 'none', verifier: 'greedy' } as const;
+    for (const decoding of [undefined, plain]) await this.read(crops.map((c) => [c]), { decoding, unreadScripts: false });
+    return performance.now() - t0;
   }
 
   /**

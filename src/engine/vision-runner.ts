@@ -2,7 +2,8 @@
  * Where the vision pass runs. On CPU it runs in a worker thread with its own onnxruntime session:
  * onnxruntime-node runs a session on the calling thread, so on the main thread a page's vision pass (hundreds of
  * milliseconds) would stop the decoder's steps, and the server's answers, for that long. In a worker it overlaps
- * the decoding of lines already in the batch. On CUDA the session stays in-process (the GPU does the work).
+ * the decoding of lines already in the batch. On a GPU (WebGPU, CUDA) the session stays in-process: the GPU does the
+ * work, and onnxruntime's GPU providers belong to the process's main thread.
  */
 import { Worker } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
@@ -143,7 +144,7 @@ function requestOf(id: number, input: VisionInput): { req: VisionRequest; transf
   return { req, transfer: [data.buffer as ArrayBuffer] };
 }
 
-/** The session on this thread (CUDA, where launching kernels is all the thread does). */
+/** The session on this thread (a GPU, where launching kernels is all the thread does). */
 export class InProcessVision implements VisionRunner {
   constructor(private readonly session: ort.InferenceSession, private readonly head: VisionHead) {}
 

@@ -10,6 +10,8 @@ export interface ModelInfo {
   /** When the bundle was exported (ISO 8601, UTC); null where its config does not say. */
   created: string | null;
   device: string;
+  /** Why that device (asked for, or what auto found); null where no model is open here. */
+  deviceReason: string | null;
   /** fp32 or int8: which graphs the engine runs. */
   precision: string;
   parameters: { dModel: number; layers: number; heads: number; vocabSize: number };

@@ -1,5 +1,6 @@
 /** The server's settings, from the environment, validated once at start-up with errors that name the variable. */
 import * as z from 'zod';
+import { type Device, DEVICE_CHOICES, type DeviceChoice } from '../engine/device.js';
 import type { EngineOptions } from '../engine/engine.js';
 import { FormulaReader } from '../worker/formula-reader.js';
 
@@ -24,12 +25,12 @@ const EnvSchema = z.object({
   SPECULA_MODEL: z.string().optional(),
   /** The formula bundle (display formulas read as LaTeX); unset: the shipped one; "none": formulas are read as text. */
   SPECULA_FORMULA_MODEL: z.string().optional(),
-  SPECULA_DEVICE: z.enum(['cpu', 'cuda']).default('cpu'),
+  SPECULA_DEVICE: z.enum(DEVICE_CHOICES).default('cpu'),
   /** Which graphs the engine runs: unset, int8 on CPU where the bundle has them (fp32 otherwise). */
   SPECULA_PRECISION: z.enum(['fp32', 'int8']).optional(),
   /** Jobs one worker reads at once; their lines share engine batches. */
   SPECULA_CONCURRENCY: int(4),
-  /** Lines per decoder forward (0 = the engine's default for the device: 8 on CPU, 32 on CUDA). */
+  /** Lines per decoder forward (0 = the engine's default for the device: 8 on CPU, 32 on a GPU). */
   SPECULA_MAX_BATCH: int(0, 0),
   /** onnxruntime intra-op threads for the decoder (0 = the engine's default, half the cores: on 2 cores, 1 gave the most pages/s under concurrent load and over many pages, 2 a single job 2% sooner). */
   SPECULA_THREADS: int(0, 0),
@@ -72,7 +73,7 @@ export interface ServerConfig {
   model?: string;
   /** The formula bundle's folder, or "none"; absent: the shipped one where this install has it. */
   formulaModel?: string;
-  device: 'cpu' | 'cuda';
+  device: DeviceChoice;
   precision?: 'fp32' | 'int8';
   concurrency: number;
   maxBatch: number;
@@ -158,10 +159,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
   };
 }
 
-/** The formula reader a worker uses (opened lazily, with the engine's options), or null. */
-export function formulaReader(config: ServerConfig): FormulaReader | null {
+/** The formula reader a worker uses (opened lazily, with the engine's options on the device its engine took), or null. */
+export function formulaReader(config: ServerConfig, device: Device): FormulaReader | null {
   if (config.formulaModel === 'none') return null;
-  return config.formulaModel ? new FormulaReader(config.formulaModel, engineOptions(config)) : FormulaReader.shipped(engineOptions(config));
+  const opts = { ...engineOptions(config), device };
+  return config.formulaModel ? new FormulaReader(config.formulaModel, opts) : FormulaReader.shipped(opts);
 }
 
 /** What a worker opens its engine with. */

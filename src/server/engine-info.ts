@@ -10,12 +10,13 @@ import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding, strat
 import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 
-export function engineInfo(bundle: { config: BundleConfig; dir: string; device: string; precision: Precision }, workers: () => Promise<WorkerStats[]>): EngineInfo {
+export function engineInfo(bundle: { config: BundleConfig; dir: string; device: string; deviceReason?: string; precision: Precision }, workers: () => Promise<WorkerStats[]>): EngineInfo {
   const { config, dir, device, precision } = bundle;
   const model: ModelInfo = {
     name: config.name,
     created: config.created && !Number.isNaN(Date.parse(config.created)) ? new Date(config.created).toISOString() : null,
     device,
+    deviceReason: bundle.deviceReason ?? null,
     precision,
     parameters: { dModel: config.dims.dModel, layers: config.dims.nLayers, heads: config.dims.nHeads, vocabSize: config.dims.vocabSize },
     heads: Object.entries(config.heads).filter(([, on]) => on).map(([k]) => k),

@@ -121,7 +121,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   if (engine) {
     stops.push(engine.observeForwards((o) => metrics.forward(o)));
     const limits = { ...DEFAULT_SOURCE_LIMITS, maxPixels: config.limits.pixels, maxPages: config.limits.pages };
-    formulas = formulaReader(config);
+    formulas = formulaReader(config, engine.bundle.device);
     startWorker({ engine, formulas, ...backends, limits, report: (e, jobId) => report(e, { jobId }) }, backends.queue, config.concurrency, {
       started: (jobId) => {
         metrics.jobStarted();
@@ -217,5 +217,7 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
 function apiBundle(config: ServerConfig): { config: BundleConfig; dir: string; device: string; precision: Precision } {
   const dir = config.model ?? DEFAULT_BUNDLE;
   const bundleConfig = readBundleConfig(dir);
-  return { config: bundleConfig, dir, device: `workers (${config.device})`, precision: choosePrecision(bundleConfig, config.device, config.precision, dir) };
+  // Under auto each worker says which device it took (engine.stats.workers' device); the precision shown is the CPU's.
+  const device = config.device === 'auto' ? 'cpu' : config.device;
+  return { config: bundleConfig, dir, device: `workers (${config.device})`, precision: choosePrecision(bundleConfig, device, config.precision, dir) };
 }
