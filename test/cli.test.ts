@@ -160,7 +160,7 @@ describe('specula parse', () => {
   it('an unknown device is refused with the choices', async () => {
     const { code, stderr } = await specula('parse', '--device', 'tpu', SAMPLE_PAGE);
     assert.equal(code, 1);
-    assert.match(stderr, /cpu or cuda/);
+    assert.match(stderr, /--device must be one of cpu, webgpu, cuda, auto/);
   });
 
   it('a batch or thread count that is not a whole number is refused before the model loads', async () => {

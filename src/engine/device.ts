@@ -27,10 +27,10 @@ export function isDeviceChoice(s: string): s is DeviceChoice {
   return (DEVICE_CHOICES as readonly string[]).includes(s);
 }
 
-/** A caller's word for a device, checked: `where` names the flag or variable it came from. */
+/** A caller's word for a device, checked (a usage error, like any flag's): `where` names the flag or variable. */
 export function parseDeviceChoice(s: string, where: string): DeviceChoice {
   if (isDeviceChoice(s)) return s;
-  throw new EngineError('DEVICE_UNAVAILABLE', `${where} must be one of ${DEVICE_CHOICES.join(', ')}, got "${s}"`);
+  throw new Error(`${where} must be one of ${DEVICE_CHOICES.join(', ')}, got "${s}"`);
 }
 
 /** Whether the device is a GPU: the vision pass runs in-process there, batches are wider, shaders are warmed. */
