@@ -23,7 +23,7 @@ import { benchLines, ROOT, writeReport } from './lines.js';
 const { values } = parseArgs({
   options: {
     device: { type: 'string', default: 'webgpu' },
-    lines: { type: 'string', default: '128' },
+    lines: { type: 'string', default: '64' },
     batches: { type: 'string', default: '1,32,128' },
     pages: { type: 'string', default: '20' },
     'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? join(ROOT, '..', 'shared', 'eval') },

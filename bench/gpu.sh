@@ -14,20 +14,21 @@ mode="${1:-}"; shift || true
 PACK=.gpu
 
 pack() {
-  local with_node=0 pages=20
+  local with_node=0 pages=6
   while [ $# -gt 0 ]; do
     case "$1" in --node) with_node=1 ;; --pages) pages="$2"; shift ;; *) echo "gpu.sh pack: unknown flag $1" >&2; exit 2 ;; esac
     shift
   done
   grep -qs '^/.gpu/' .git/info/exclude || echo /.gpu/ >>.git/info/exclude
   rm -rf "$PACK" && mkdir -p "$PACK/eval"
-  [ -d dist/bench ] || npm run build >/dev/null
-  # Production modules only, and only onnxruntime's Linux x64 binary (it ships every platform's).
-  local dev; dev=$(node -e 'const p=require("./package.json");console.log(Object.keys(p.devDependencies).map(d=>"--exclude=node_modules/"+d).join(" "))')
-  # shellcheck disable=SC2086
-  tar -cf - $dev --exclude='node_modules/onnxruntime-node/bin/napi-v6/darwin' --exclude='node_modules/onnxruntime-node/bin/napi-v6/win32' \
-    --exclude='node_modules/onnxruntime-node/bin/napi-v6/linux/arm64' --exclude='node_modules/.cache' \
-    package.json bin dist node_modules | xz -T0 -6 >"$PACK/app.tar.xz"
+  [ -f dist/bundle/gpu-bench.js ] || npm run build >/dev/null
+  # The bundled app (dist/bundle: infra/bundle.mjs bundles the bench too) and the modules it leaves external: the
+  # bundled ones, dev tools and the optional Sentry stay here, and onnxruntime keeps only its Linux x64 binary.
+  local skip=(typescript playwright-core esbuild @esbuild @sentry sentry @opentelemetry @graphql-yoga graphql katex
+    @pothos zod marked parse5 @whatwg-node @envelop @escape.tech @types yaml fast-xml-parser)
+  tar -cf - "${skip[@]/#/--exclude=node_modules/}" --exclude='node_modules/onnxruntime-node/bin/napi-v6/darwin' \
+    --exclude='node_modules/onnxruntime-node/bin/napi-v6/win32' --exclude='node_modules/onnxruntime-node/bin/napi-v6/linux/arm64' \
+    --exclude='node_modules/.cache' package.json bin dist/bundle node_modules | xz -T0 -6 >"$PACK/app.tar.xz"
   [ "$with_node" = 1 ] && xz -T0 -6 -c "$(command -v node)" >"$PACK/node.xz"
   # The Vulkan loader (the lent machines have the NVIDIA driver's ICD, not the loader), as the device README says.
   local o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
@@ -40,7 +41,7 @@ pack() {
     node -e '
       const fs = require("fs"), path = require("path");
       const [ev, out, n] = process.argv.slice(1); const pages = Number(n);
-      for (const [set, keep] of [["docbank_samples", (r, k) => r.kind === "line" ? k.line++ < 128 : r.kind === "page" && k.page++ < pages], ["docling_pdfs", (r, k) => r.kind === "pdf_page" && k.page++ < pages]]) {
+      for (const [set, keep] of [["docbank_samples", (r, k) => r.kind === "line" ? k.line++ < 64 : r.kind === "page" && k.page++ < pages], ["docling_pdfs", (r, k) => r.kind === "pdf_page" && k.page++ < pages]]) {
         const rows = fs.readFileSync(path.join(ev, set, "manifest.jsonl"), "utf8").split("\n").filter(Boolean).map(JSON.parse);
         const k = { line: 0, page: 0 }, kept = rows.filter((r) => keep(r, k));
         for (const r of kept) for (const f of [r.image, r.pdf, r.gt]) if (f) {
@@ -58,7 +59,7 @@ run() {
   xz -dc "$PACK/app.tar.xz" | tar -xf - -C "$work"
   cp -r models examples "$work/"
   local node=node
-  if ! command -v node >/dev/null || ! node -e 'process.exit(+process.versions.node.split(".")[0] < 20)'; then
+  if ! command -v node >/dev/null || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) < 20 ? 1 : 0)'; then
     [ -f "$PACK/node.xz" ] || { echo "gpu.sh run: no Node 20+ here and none packed (gpu.sh pack --node)" >&2; exit 1; }
     xz -dc "$PACK/node.xz" >"$work/node" && chmod +x "$work/node" && node="$work/node"
   fi
@@ -71,7 +72,7 @@ run() {
   export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-/tmp/specula-xdg}" && mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
   command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   mkdir -p "$out"
-  (cd "$work" && "$node" dist/bench/gpu.bench.js --eval-dir "$OLDPWD/$PACK/eval" --out "$out/gpu.json" "$@")
+  (cd "$work" && "$node" dist/bundle/gpu-bench.js --eval-dir "$OLDPWD/$PACK/eval" --out "$out/gpu.json" "$@")
 }
 
 case "$mode" in

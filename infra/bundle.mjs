@@ -25,6 +25,8 @@ await build({
     main: 'dist/src/cli/main.js',
     'vision-worker': 'dist/src/engine/vision-worker.js',
     'layout-worker': 'dist/src/document/layout/layout-worker.js',
+    // The GPU bench, so that bench/gpu.sh carries this folder and the external modules alone.
+    'gpu-bench': 'dist/bench/gpu.bench.js',
   },
   outdir,
   chunkNames: '[name]-[hash]',
