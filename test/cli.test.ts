@@ -72,8 +72,8 @@ describe('specula parse', () => {
     assert.equal(lines.length, doc.metrics.lines);
     assert.deepEqual(doc.pages[0].blocks.map((b) => b.order), doc.pages[0].blocks.map((_, i) => i));
     for (const l of lines) assert.ok(l.confidence >= 0 && l.confidence <= 1);
-    // Exactly what the README says --json prints.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    // Exactly what docs/cli.md says --json prints.
+    const readme = readFileSync(join(ROOT, 'docs', 'cli.md'), 'utf8');
     const said = /`\{ (file, format[^}]*) \}`/.exec(readme)?.[1].split(', ') ?? [];
     assert.deepEqual(Object.keys(doc).sort(), [...said].sort(), 'the document record has the README\'s keys');
     const saidMetrics = /`metrics` is `\{ ([^}]*) \}`/.exec(readme.replace(/\n/g, ' '))?.[1].split(', ') ?? [];

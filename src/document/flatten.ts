@@ -62,8 +62,8 @@ function cellStats(page: GrayPage): CellStats {
   const rows = Math.ceil(page.height / CELL);
   const median = new Uint8Array(cols * rows);
   const flat = new Uint8Array(cols * rows);
-  // The histogram is touched, searched and cleared only between the cell's darkest and lightest grey: a cell
-  // of paper spans a few levels, not 256 (a page is mostly paper; the full-width version was a tenth of layout).
+  // The histogram is touched, searched and cleared only between the cell's darkest and lightest grey, because a
+  // cell of paper spans a few levels, not 256.
   const hist = new Uint32Array(256);
   const { data } = page;
   const words = wordsOf(data);

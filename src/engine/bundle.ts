@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import * as z from 'zod';
 import { type BundleFile, checkFile } from './bundle-file.js';
-import { autoCandidates, checkDeviceAsked, type Device, type DeviceChoice, type DeviceChoiceMade, deviceUnavailable, executionProviders, isDeviceFailure, isGpu } from './device.js';
+import { autoCandidates, checkDeviceAsked, type Device, type DeviceChoice, type DeviceChoiceMade, deviceUnavailable, isDeviceFailure, isGpu } from './device.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { EngineError } from './errors.js';
 import { HeadSession } from './head-session.js';
@@ -184,10 +184,10 @@ export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
 
 function sessionOptions(device: Device, threads: number): ort.InferenceSession.SessionOptions {
   return {
-    executionProviders: executionProviders(device),
+    executionProviders: [device],
     graphOptimizationLevel: 'all',
-    // Explicit: onnxruntime's own default used one thread on the 2-core benchmark VM (vision passes 1.6x slower). On a
-  // GPU these threads run the nodes the provider leaves to the CPU (shape arithmetic).
+    // Explicit, because onnxruntime's own default can leave cores idle; on a GPU these threads run the nodes the
+    // provider leaves to the CPU (shape arithmetic).
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     // The vision worker and the decoder run at the same time: threads that spin while waiting for work would
@@ -214,20 +214,16 @@ async function openSession(path: string, device: Device, threads: number): Promi
 }
 
 /**
- * The decoder's intra-op threads when the caller does not say: half the cores. Beside it the vision worker, the
- * layout thread and the main thread's own work keep the other cores busy; on two cores one decoder thread read the
- * docbank and docling pages in 0.94-0.95x the wall time and 0.89-0.90x the CPU of two (six paired runs, 8 lines a
- * forward, same markdown), a single page 1.02x the wall time.
+ * The decoder's intra-op threads when the caller does not say: half the cores, because the vision worker, the
+ * layout thread and the main thread keep the other half busy (docs/benchmarks.md has the paired runs).
  */
 export function decoderThreads(cores: number = availableParallelism()): number {
   return Math.max(1, Math.floor(cores / 2));
 }
 
 /**
- * The vision worker's intra-op threads beside the decoder's `threads`: half of them, rounded up. On CPU the two
- * run at once on the same cores, and a vision pass on fewer threads spends less CPU per column (one thread: 8.4 us
- * a column against 12.6 on two, 8 lines of 1,200 px); on two cores, one vision thread read the 19 docbank pages in
- * 0.91x the wall time of two (three paired runs, same markdown).
+ * The vision worker's intra-op threads beside the decoder's `threads`: half of them, rounded up, because on the
+ * CPU the two run at once on the same cores and a vision pass on fewer threads spends less CPU per column.
  */
 export function visionThreads(threads: number): number {
   return Math.max(1, Math.ceil(threads / 2));
@@ -282,11 +278,8 @@ async function openBundle(dir: string, made: DeviceChoiceMade, opts: BundleOptio
   const threads = opts.threads ?? decoderThreads();
   const { height, widthMultiple, maxWidth } = config.image;
   const head: VisionHead = { spec: { height, widthMultiple, maxWidth }, blank: config.specialIds.ctcBlank };
-  // The vision worker starts first: on its own thread it reads and checks its graph, loads onnxruntime and builds its
-  // session. The decoder's session (built synchronously, on this thread) waits for that: a process's first session
-  // pays onnxruntime's set-up (about 90 ms here), and meanwhile this thread is free for the rest of a start-up (the
-  // server's modules). The server was ready in 0.96x the time (822 ms against 852, 8 starts each in turn), the CLI
-  // read a page as fast.
+  // The vision worker starts first, on its own thread, so that onnxruntime's one-time set-up overlaps the rest of
+  // a start-up (the server's modules) on this one.
   const opening = openVision(fileOf(visionRef), device, threads, head);
   const decoderFile = fileOf(config.files.decoder);
   const headFiles = HEAD_FILES.flatMap((h) => {
@@ -294,10 +287,8 @@ async function openBundle(dir: string, made: DeviceChoiceMade, opts: BundleOptio
     return ref ? [[h, fileOf(ref)] as const] : [];
   });
   const vision = await opening;
-  // Then the vision thread, idle now, reads and checks the decoder's file and the heads' while this thread builds the
-  // decoder's session from the file's path (onnxruntime reads it itself): read and hashed here, they took ~45 ms of
-  // this thread, the critical path of a start-up. A file that fails its check fails the open by name, whatever
-  // onnxruntime made of it.
+  // The idle vision thread hashes the decoder's and heads' files while this thread builds the decoder's session, to
+  // keep hashing off a start-up's critical path; a file that fails its check fails the open by name.
   const checking = vision.check([decoderFile, ...headFiles.map(([, f]) => f)]);
   checking.catch(() => undefined); // awaited below
   let decoder: ort.InferenceSession | null = null;

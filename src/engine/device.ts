@@ -38,10 +38,6 @@ export function isGpu(device: Device): boolean {
   return device !== 'cpu';
 }
 
-export function executionProviders(device: Device): string[] {
-  return [device];
-}
-
 /** onnxruntime-node ships the CUDA provider library only when installed with its CUDA binaries. */
 export function cudaProviderPresent(): boolean {
   const cuda = ort.listSupportedBackends().find((b) => b.name === 'cuda');

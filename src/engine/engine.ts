@@ -83,11 +83,9 @@ export interface EngineOptions extends BundleOptions {
 }
 
 /**
- * Lines per decoder forward when the caller does not say. On CPU a forward's cost is mostly per row (attention over
- * each row's visual K/V, which batching does not share), while the batch's K/V, rebuilt as lines join and leave and
- * concatenated with the text cache on every forward, grows with it: on two cores 8 rows read the docbank and docling
- * pages in 0.91x the CPU time of 32 and 50 concurrent API jobs at 1.1x the pages/s, with a quarter less peak memory
- * (docs/benchmarks.md). A GPU wants wide batches: a forward there costs about the same for 1 row as for 32.
+ * Lines per decoder forward when the caller does not say. On CPU a forward's cost is mostly per row while the
+ * batch's K/V, rebuilt as lines join and leave, grows with it, so narrow batches win (docs/benchmarks.md); a GPU
+ * runs a batch's rows in parallel, so it gets wide ones (not yet measured on a real GPU).
  */
 export function defaultMaxBatch(device: Device = 'cpu'): number {
   return isGpu(device) ? 32 : 8;

@@ -42,18 +42,15 @@ export interface SchedulerOptions {
 }
 
 /**
- * An engine idle this long lets its recycled buffers go: after one sample page they held 77 MB, and the server's
- * RSS at rest fell by 47 MB without them. Long enough that the gap between one page or job and the next keeps them.
+ * An engine idle this long lets its recycled buffers go, so that a server at rest does not hold a page's worth of
+ * state; long enough that the gap between one page or job and the next keeps them.
  */
 export const IDLE_RELEASE_MS = 2000;
 
 /**
  * What the buffer pool may hold: two full batches' state at the widest lines and longest texts (visual K and V,
- * the CTC head's log-probabilities, the text cache's K and V: 70 MB at 8 lines a forward), at most 128 MiB; sized
- * for the batch the engine opens with (a later, wider one only recycles less). A rebuild makes the batch's state
- * anew while the old one is still read, then hands the old one back. Holding only the visual K and V of two
- * batches (39 MB), the pool let go of buffers the next rebuild wanted: over docling's 34 pages it made 1.8 GB of
- * fresh arrays where this makes 0.35 GB.
+ * the CTC head's log-probabilities, the text cache's K and V), at most 128 MiB, sized for the batch the engine
+ * opens with. Two, because a rebuild makes the batch's state anew while the old one is still read.
  */
 export function poolBytes(bundle: Bundle, maxBatch: number): number {
   const { nLayers, nHeads, headDim, vocabSize, maxText } = bundle.config.dims;
@@ -271,8 +268,7 @@ export class Scheduler {
       return false;
     });
     if (!this.queue.length) return;
-    // Half a batch a pass: as fast as whole batches (paired runs), and the CLI's peak RSS over six docbank pages
-    // 464 MB against 500.
+    // Half a batch a pass: as fast as whole batches, with less memory at its peak.
     this.vision = startVisionPass(this.bundle, this.queue.splice(0, Math.max(1, Math.ceil(this.opts.maxBatch / 2))), this.seen, this.pool);
   }
 

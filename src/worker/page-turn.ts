@@ -1,8 +1,7 @@
 /**
  * Which way up a laid-out page is, asked of the model: a few of its longest lines are read by the CTC head as
  * they are and turned half round (a grey crop turned 180 degrees is its pixels in reverse order). Text the
- * model reads is read with far more confidence the right way up (mean log-probability of the emitted frames
- * about -0.04 against -0.25 on the public page sets), so the second reading is only asked for when the first
+ * model reads is read with far more confidence the right way up, so the second reading is only asked for when the first
  * is unsure, and a page is turned only when the turned reading is both clearly better and confident itself:
  * a page of a script the model does not read is left as it is.
  */
@@ -41,10 +40,8 @@ function pooled(scores: readonly { logProb: number; frames: number }[]): number 
 async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[]): Promise<PageReading> {
   if (!sample.length) return { upsideDown: false, unreadScript: false };
   // Their states are kept for the page's reading only when it comes soon (a batch's worth of lines or fewer queued
-  // ahead of it): a kept state is a fresh 1.6 MB a line (six a page), and behind a long queue the CLI's six docbank
-  // pages peaked at 442-454 MB keeping them against 411-432 keeping them only then (four runs each, in turn, same
-  // wall time and markdown). The price is a second vision pass over those lines: 19 docbank pages in 1.03x the wall
-  // time (five pairs, 1.01-1.07), at 454 MB against 482.
+  // ahead of it), because behind a long queue kept states only raise the peak memory; the price is a second vision
+  // pass over those lines.
   const first = await engine.ctcConfidence(sample, { keep: engine.stats.queued <= engine.maxBatch });
   const asIs = pooled(first);
   const upright = { upsideDown: false, unreadScript: inUnreadScript(first) };

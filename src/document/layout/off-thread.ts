@@ -33,18 +33,16 @@ export interface PreparedPage {
 }
 
 /**
- * How long a layout thread waits idle before it goes. Behind a busy decoder a document's next page often waits
- * longer than a couple of seconds for its turn, and a thread started again compiles the layout code again: with 2 s
- * the CLI over docling's 34 pages started four threads one after another, and with this one it read them in a median
- * of 0.955x the wall time (eight pairs in turn, 0.90-1.00x but one at 1.09x; same markdown). An idle thread does not
- * keep the process alive (piscina unrefs it), so a CLI run still ends with its work.
+ * How long a layout thread waits idle before it goes: long, because behind a busy decoder a document's next page
+ * often waits seconds for its turn and a restarted thread compiles the layout code again. An idle thread does not
+ * keep the process alive (piscina unrefs it).
  */
 export const LAYOUT_IDLE_MS = 30_000;
 
 let pool: Promise<Piscina<PrepareRequest, PreparedPage>> | null = null;
 
 export async function preparePageOffThread(request: PrepareRequest): Promise<PreparedPage> {
-  // piscina loads with the first page rather than with the server (about 20 ms of its start).
+  // piscina loads with the first page rather than with the server, to keep it off the server's start.
   pool ??= import('piscina').then(({ Piscina }) => new Piscina<PrepareRequest, PreparedPage>({
     filename: new URL('./layout-worker.js', import.meta.url).href,
     minThreads: 0,
