@@ -1,5 +1,5 @@
 /** A job's pages → blocks (type, box, reading order, markdown, confidence) → lines. */
-import type { BlockOut, LineOut, PageOut } from '../src/document/assemble.js';
+import type { BlockOut, LineOut, PageOut, PageWarning as PageWarningShape } from '../src/document/assemble.js';
 import { BLOCK_TYPES, type TableSpan } from '../src/document/layout/analyze.js';
 import type { Box as BoxShape } from '../src/document/layout/ink.js';
 import type { InlineFormulaOut } from '../src/document/inline-formulas.js';
@@ -51,6 +51,39 @@ export const InlineFormula = builder.objectRef<InlineFormulaOut>('InlineFormula'
   }),
 });
 
+export const Distrust = builder.enumType('Distrust', {
+  description: 'Why a line\'s reading is not trusted.',
+  values: {
+    LOW_CONFIDENCE: { value: 'low-confidence' as const, description: 'The model gave its tokens under even odds on average: it was guessing.' },
+    READERS_DISAGREE: { value: 'readers-disagree' as const, description: 'Unsure, and the CTC head and the decoder read more than half the characters differently.' },
+    REPEATS: { value: 'repeats' as const, description: 'Unsure, and a few characters repeat in a loop (a decoder stuck on what it cannot read).' },
+  },
+});
+
+export const PageWarningKind = builder.enumType('PageWarningKind', {
+  description: 'What went wrong in reading a page.',
+  values: {
+    UNREADABLE_LINES: { value: 'UNREADABLE_LINES' as const, description: 'Some lines could not be read with confidence (Line.unreadable).' },
+    LITTLE_TEXT: { value: 'LITTLE_TEXT' as const, description: 'Far fewer characters were read than the page\'s text lines hold: most of it could not be read.' },
+  },
+});
+
+export const PageWarning = builder.objectRef<PageWarningShape>('PageWarning').implement({
+  description: 'Something to know about a page\'s reading beyond its text.',
+  fields: (t) => ({
+    kind: t.field({ type: PageWarningKind, description: 'What went wrong.', resolve: (w) => w.kind }),
+    message: t.exposeString('message', { description: 'In words, with the counts.' }),
+  }),
+});
+
+export const Point = builder.objectRef<{ x: number; y: number }>('Point').implement({
+  description: 'A point in page pixels.',
+  fields: (t) => ({
+    x: t.exposeFloat('x', { description: 'Pixels from the page\'s left.' }),
+    y: t.exposeFloat('y', { description: 'Pixels from the page\'s top.' }),
+  }),
+});
+
 export const Line = builder.objectRef<LineOut>('Line').implement({
   fields: (t) => ({
     text: t.exposeString('text', { description: 'The line\'s text as read.' }),
@@ -60,6 +93,11 @@ export const Line = builder.objectRef<LineOut>('Line').implement({
       description: 'True where the page was found to be in a script the model never learnt (Hangul, Han, Cyrillic, ...) and this line with it: its text is the CTC head\'s reading, not decoded, and not to be trusted.',
       resolve: (l) => l.unread ?? false,
     }),
+    unreadable: t.boolean({
+      description: 'True where the reading is not to be trusted (see distrust): text holds it as read, and the markdown shows `⟦unreadable⟧` in its place.',
+      resolve: (l) => l.unreadable ?? false,
+    }),
+    distrust: t.field({ type: Distrust, nullable: true, description: 'Why the line is unreadable; null where it is not.', resolve: (l) => l.distrust ?? null }),
     formula: t.field({
       type: LineFormula,
       nullable: true,
@@ -123,6 +161,9 @@ export const Page = builder.objectRef<PageOut>('Page').implement({
     height: t.exposeInt('height', { description: 'Page height in pixels, as the page came in (not turned).' }),
     rotation: t.int({ description: 'Clockwise degrees (0, 90, 180, 270) the page was turned to read it upright; boxes, width and height are the page\'s as it came in.', resolve: (p) => p.rotation ?? 0 }), // absent in results stored before it was reported
     skew: t.float({ description: 'Degrees of skew straightened out to read the page (0 when none).', resolve: (p) => p.skew ?? 0 }),
+    sheet: t.field({ type: [Point], nullable: true, description: 'A photographed page: the corners of the sheet found in it (top-left, top-right, bottom-right, bottom-left), which was straightened before reading; boxes are then the smallest holding each in the photograph. Null for a scan or a rendered page.', resolve: (p) => p.sheet ?? null }),
+    unreadableLines: t.int({ description: 'Lines marked unreadable on this page.', resolve: (p) => p.unreadableLines ?? 0 }),
+    warnings: t.field({ type: [PageWarning], description: 'What went wrong in reading this page; empty when nothing did.', resolve: (p) => p.warnings ?? [] }),
     markdown: t.exposeString('markdown', { description: 'The page as markdown (without headers and footers when dropHeadersFooters was set).' }),
     blocks: t.field({ type: [Block], description: 'The page\'s blocks in reading order (headers and footers included).', resolve: (p) => p.blocks }),
   }),

@@ -93,6 +93,7 @@ ParseJob.implement({
     error: t.field({ type: JobError, nullable: true, description: 'Why the job failed; null unless it failed.', resolve: (j) => j.error ?? null }),
     pageCount: t.int({ nullable: true, description: 'Pages in the document (not only those read).', resolve: (j) => j.result?.pageCount ?? null }),
     pages: t.field({ type: [Page], description: 'Empty until the job succeeds.', resolve: (j) => j.result?.pages ?? [] }),
+    unreadableLines: t.int({ nullable: true, description: 'Lines marked unreadable over all pages read (Line.unreadable); null until the job succeeds.', resolve: (j) => (j.result ? j.result.pages.reduce((n, p) => n + (p.unreadableLines ?? 0), 0) : null) }),
     markdown: t.string({ nullable: true, description: 'Null until the job succeeds, or when MARKDOWN was not asked for.', resolve: (j) => j.result?.markdown ?? null }),
     text: t.string({ nullable: true, description: 'Plain text, blocks separated by blank lines; null until the job succeeds, or when TEXT was not asked for.', resolve: (j) => j.result?.text ?? null }),
     document: t.field({ type: 'JSON', nullable: true, description: 'The block tree as JSON, when JSON was asked for.', resolve: (j) => j.result?.document ?? null }),

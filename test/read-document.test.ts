@@ -119,12 +119,16 @@ describe('pages that are not black on white', () => {
     const shaded = await sharp(out, { raw: { width, height, channels: 1 } }).png().toBuffer();
     const plain = await readDocument(engine, readFileSync(SAMPLE_PAGE), 'sample-page.png');
     const read = await readDocument(engine, shaded, 'shaded.png');
-    const cer = corpusCer([tally(read.text, plain.text)]);
+    // The lines as read, the unreadable one among them (the markdown and text show it as a gap; reading-trust.ts).
+    const asRead = read.pages.map((p) => p.blocks.filter((b) => b.lines.length).map((b) => b.lines.map((l) => l.text).join('\n')).join('\n\n')).join('\n\n');
+    const cer = corpusCer([tally(asRead, plain.text)]);
+    assert.ok(read.unreadableLines <= 1, `${read.unreadableLines} lines unreadable`);
     assert.ok(plain.text.length > 500);
     // Flattening leaves the panel's first line half unturned where the shading above it is darkest (its cells
     // along the edge get no background: two tones in their window), and every model misreads that half line:
     // 2.80% with the step-13000 model, 3.41% with step 17180's. The bound holds the rest of the page to the white
-    // page's reading; the edge itself is an open flattening fault, not this test's subject.
+    // page's reading; the edge itself is an open flattening fault, not this test's subject (that line is now marked
+    // unreadable, at most that one).
     assert.ok(cer < 0.04, `CER against the white page's reading: ${(cer * 100).toFixed(2)}%\n${read.text}`);
   });
 });

@@ -139,6 +139,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
       ...decodingFlags(), // absent: the engine's defaults, but the greedy verifier (the model's own accuracy)
       // Pages turned clockwise by this many degrees before reading (ours and tesseract's): orientation finding.
       turn: { type: 'string', default: '0' },
+      // Pages photographed (eval/photograph.ts says how) before reading, ours and tesseract's.
+      photograph: { type: 'boolean', default: false },
     },
   });
   const decoding: DecodingOptionsInput = { verifier: 'greedy', ...(await decodingFromFlags(values)) };
@@ -193,7 +195,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       const b = bar(`pages      ${set}`, pages.length);
       const runs = [];
       for (const p of pages) {
-        runs.push(await runPage(engine, p, tessVersion !== null, decoding, turn, formulas));
+        runs.push(await runPage(engine, p, tessVersion !== null, decoding, { turn, photograph: values.photograph }, formulas));
         b?.increment();
       }
       b?.stop();
@@ -252,6 +254,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     modelSteps: engine.bundle.config.training?.steps ?? null,
     tesseract: tessVersion,
     turn,
+    photograph: values.photograph,
     machine: `${process.platform} ${process.arch}, node ${process.version}`,
     scoring: 'lines: corpus CER after NFKC and whitespace folding; pages: mean NED of markdown with its syntax stripped (page headers, footers and numbers kept where a set\'s truth has them: docbank, tesseract pages; dropped where it does not: docling, olmOCR); olmOCR facts: olmOCR-Bench rules, handwritten pages excluded; ours = ' + decodingName + ', batch ' + values.batch,
     decoding: resolved,

@@ -115,7 +115,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
             visualTokenRatio: m.visualTokenRatio,
           };
           const stages = Object.fromEntries(Object.entries(page.stages).map(([k, v]) => [k, Math.round(v)]));
-          output = JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, metrics, stagesMs: stages, pages: page.pages }) + '\n';
+          output = JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, unreadableLines: page.unreadableLines, metrics, stagesMs: stages, pages: page.pages }) + '\n';
         } else {
           output = (format === 'text' ? page.text : page.markdown) + '\n';
         }
@@ -125,6 +125,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
           if (positionals.length > 1 && format !== 'json') process.stdout.write(`==> ${file} <==\n`);
           process.stdout.write(output);
         }
+        // Whatever the format, a page that could not be read well says so where a person looks.
+        for (const p of page.pages) for (const w of p.warnings ?? []) console.error(`specula parse: warning: ${file} page ${p.index + 1}: ${w.message} (${w.kind})`);
       } catch (e) {
         const err = e as Error & { code?: string };
         if (!err.code) throw e;

@@ -16,10 +16,28 @@ import { foldCurrencyColumns, tableToMarkdown } from './table-text.js';
 
 export { tableMarkdown } from './markdown.js';
 
+/** Why a line's reading is not trusted (worker/reading-trust.ts). */
+export type Distrust = 'low-confidence' | 'readers-disagree' | 'repeats';
+
+/** What an unreadable line shows in the markdown: a visible gap, never the reading it was not sure of. */
+export const UNREADABLE_MARK = '⟦unreadable⟧';
+
+/** Something the caller should know about a page's reading beyond its text. */
+export interface PageWarning {
+  kind: 'UNREADABLE_LINES' | 'LITTLE_TEXT';
+  message: string;
+}
+
 export interface LineOut {
   box: Box;
   text: string;
   confidence?: number;
+  /**
+   * Set where the reading is not to be trusted (`distrust` says why): `text` is kept as read, and the markdown
+   * shows UNREADABLE_MARK in its place.
+   */
+  unreadable?: boolean;
+  distrust?: Distrust;
   /**
    * Set where the page was found to be in a script the model never learnt and the gate flagged this line: its text
    * is the CTC head's reading, not decoded (engine/script-gate.ts).
@@ -64,6 +82,14 @@ export interface PageOut {
   rotation: number;
   /** Degrees of skew straightened out after that (0 when none). Boxes, width and height are the page's as it came in. */
   skew?: number;
+  /**
+   * A photograph's sheet, found and straightened before it was read (capture.ts): its corners in the page as it
+   * came in, top-left, top-right, bottom-right, bottom-left. Boxes are then the smallest holding each in the photograph.
+   */
+  sheet?: { x: number; y: number }[];
+  /** Lines marked unreadable (LineOut.unreadable). */
+  unreadableLines?: number;
+  warnings?: PageWarning[];
 }
 
 export interface AssembleOptions {
@@ -114,6 +140,7 @@ function listItems(lines: readonly LineOut[]): LineOut[][] | null {
 
 /** A line's text as the block writers take it: a formula's LaTeX marked as inline math. */
 const lineText = (l: LineOut): string => {
+  if (l.unreadable) return UNREADABLE_MARK;
   if (l.formula === 'latex') return inlineFormula(l.text);
   if (!l.inline?.length) return l.text;
   let out = '';
@@ -189,7 +216,8 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
       push({ type, box: lb.box, markdown: paragraphMarkdown(text), confidence: meanConfidence(lines), lines });
       return;
     }
-    if (lb.type === 'heading') {
+    // A heading is what the page shows as one; a line nobody could read is not one.
+    if (lb.type === 'heading' && !lines.every((l) => l.unreadable)) {
       const level = lb.level ?? 2;
       push({ type: 'heading', level, box: lb.box, markdown: headingMarkdown(text, level), confidence: meanConfidence(lines), lines });
       return;

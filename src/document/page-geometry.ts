@@ -5,6 +5,7 @@
  */
 import type { PageOut } from './assemble.js';
 import type { Box } from './layout/ink.js';
+import { homography, mapPoint, type Point as XY } from './homography.js';
 import type { Turn } from './orientation.js';
 
 export interface PageFrame {
@@ -15,6 +16,11 @@ export interface PageFrame {
   turn: Turn;
   /** Then the skew undone: the upright page was turned back by this many degrees (deskew.ts), about its centre. */
   degrees: number;
+  /**
+   * A photograph's sheet, found and straightened before all that (capture.ts): its corners in the page as it came
+   * in (top-left, top-right, bottom-right, bottom-left) and the upright rectangle it was mapped to.
+   */
+  sheet?: { corners: XY[]; width: number; height: number };
 }
 
 type Point = [number, number];
@@ -42,48 +48,83 @@ export function apply(m: Matrix, [x, y]: Point): Point {
 
 /** The read page (upright and straight) -> the page as it came in. */
 export function readToSource(frame: PageFrame): Matrix {
-  const upright = frame.turn === 90 || frame.turn === 270 ? { w: frame.height, h: frame.width } : { w: frame.width, h: frame.height };
+  const w = frame.sheet?.width ?? frame.width;
+  const h = frame.sheet?.height ?? frame.height;
+  const upright = frame.turn === 90 || frame.turn === 270 ? { w: h, h: w } : { w, h };
   // deskew.ts turned the upright page by -degrees about its centre (sharp: positive is clockwise): turn it back.
   const t = (frame.degrees * Math.PI) / 180;
   const [cos, sin] = [Math.cos(t), Math.sin(t)];
   const [cx, cy] = [upright.w / 2, upright.h / 2];
   const straight: Matrix = [cos, sin, -sin, cos, cx - cx * cos + cy * sin, cy - cx * sin - cy * cos];
-  // turnPage turned the incoming page clockwise by `turn`: undo it.
-  const W = frame.width;
-  const H = frame.height;
+  // turnPage turned the incoming page (or its straightened sheet) clockwise by `turn`: undo it.
+  const W = frame.sheet?.width ?? frame.width;
+  const H = frame.sheet?.height ?? frame.height;
   const unturn: Record<Turn, Matrix> = { 0: [1, 0, 0, 1, 0, 0], 90: [0, -1, 1, 0, 0, H], 180: [-1, 0, 0, -1, W, H], 270: [0, 1, -1, 0, W, 0] };
   return concat(straight, unturn[frame.turn]);
 }
 
+function cornersOf(box: Box): Point[] {
+  return [[box.x, box.y], [box.x + box.width, box.y], [box.x, box.y + box.height], [box.x + box.width, box.y + box.height]];
+}
+
 /** The smallest box holding `box`'s corners mapped by `m`. */
 export function mapBox(m: Matrix, box: Box): Box {
-  const pts = [[box.x, box.y], [box.x + box.width, box.y], [box.x, box.y + box.height], [box.x + box.width, box.y + box.height]].map((p) => apply(m, p as Point));
+  return boundsOf(cornersOf(box).map((p) => apply(m, p)));
+}
+
+function boundsOf(pts: Point[]): Box {
   const x0 = Math.min(...pts.map((p) => p[0]));
   const y0 = Math.min(...pts.map((p) => p[1]));
   return { x: x0, y: y0, width: Math.max(...pts.map((p) => p[0])) - x0, height: Math.max(...pts.map((p) => p[1])) - y0 };
 }
 
-/** A box of the read page -> the smallest box holding it in the page as it came in, clipped to that page. */
+/** The straightened sheet's rectangle -> the photograph it was found in. */
+function sheetToSource(sheet: NonNullable<PageFrame['sheet']>): (p: Point) => Point {
+  const rect = [{ x: 0, y: 0 }, { x: sheet.width, y: 0 }, { x: sheet.width, y: sheet.height }, { x: 0, y: sheet.height }];
+  const h = homography(rect, sheet.corners);
+  if (!h) return (p) => p;
+  return ([x, y]) => {
+    const q = mapPoint(h, { x, y });
+    return [q.x, q.y];
+  };
+}
+
+/** Whether boxes of the read page are boxes of the page as it came in. */
+function readAsItCame(frame: PageFrame): boolean {
+  return frame.turn === 0 && !frame.degrees && !frame.sheet;
+}
+
+/** Boxes of the read page -> the smallest boxes holding them in the page as it came in, clipped to that page. */
+export function sourceBoxes(frame: PageFrame): (box: Box) => Box {
+  if (readAsItCame(frame)) return (box) => box;
+  const read = readToSource(frame);
+  const sheet = frame.sheet ? sheetToSource(frame.sheet) : (p: Point): Point => p;
+  return (box) => {
+    const m = boundsOf(cornersOf(box).map((p) => sheet(apply(read, p))));
+    const x0 = Math.max(0, Math.floor(m.x));
+    const y0 = Math.max(0, Math.floor(m.y));
+    const x1 = Math.min(frame.width, Math.ceil(m.x + m.width));
+    const y1 = Math.min(frame.height, Math.ceil(m.y + m.height));
+    return { x: x0, y: y0, width: Math.max(0, x1 - x0), height: Math.max(0, y1 - y0) };
+  };
+}
+
 export function toSourceBox(frame: PageFrame, box: Box): Box {
-  if (frame.turn === 0 && !frame.degrees) return box;
-  const m = mapBox(readToSource(frame), box);
-  const x0 = Math.max(0, Math.floor(m.x));
-  const y0 = Math.max(0, Math.floor(m.y));
-  const x1 = Math.min(frame.width, Math.ceil(m.x + m.width));
-  const y1 = Math.min(frame.height, Math.ceil(m.y + m.height));
-  return { x: x0, y: y0, width: Math.max(0, x1 - x0), height: Math.max(0, y1 - y0) };
+  return sourceBoxes(frame)(box);
 }
 
 /** A page read in `frame`'s turned and straightened page, with every box (blocks, lines, words) in the page as it came in. */
 export function inSourceFrame(page: PageOut, frame: PageFrame): PageOut {
   // Most pages are read as they came: nothing to map.
-  if (frame.turn === 0 && !frame.degrees) return { ...page, width: frame.width, height: frame.height, skew: 0 };
-  const map = (b: Box): Box => toSourceBox(frame, b);
+  if (readAsItCame(frame)) return { ...page, width: frame.width, height: frame.height, skew: 0 };
+  const sheet = frame.sheet ? { sheet: frame.sheet.corners } : {};
+  const map = sourceBoxes(frame);
   return {
     ...page,
     width: frame.width,
     height: frame.height,
     skew: frame.degrees,
+    ...sheet,
     blocks: page.blocks.map((b) => ({
       ...b,
       box: map(b.box),

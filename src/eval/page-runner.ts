@@ -9,6 +9,7 @@ import type { DecodingOptionsInput } from '../engine/options.js';
 import type { FormulaReader } from '../worker/formula-reader.js';
 import { readDocument } from '../worker/read-document.js';
 import { ned } from './ned.js';
+import { photograph } from './photograph.js';
 import { checkFact } from './olmocr-facts.js';
 import type { EvalPage } from './page-sets.js';
 import { tesseractRead } from './tesseract.js';
@@ -23,21 +24,34 @@ export interface PageRun {
   error?: string;
 }
 
-/** The page rendered and turned clockwise by `turn` degrees, as a PNG: what a scanner batch or a phone hands over. */
-async function turnedPage(bytes: Uint8Array, p: { file: string; page: number }, turn: number): Promise<Uint8Array> {
+/**
+ * How a page reaches both readers: as it is, turned clockwise by `turn` degrees (what a scanner batch hands over),
+ * or photographed (eval/photograph.ts).
+ */
+export interface Capture {
+  turn?: number;
+  photograph?: boolean;
+}
+
+/** The page rendered and captured as asked, as image bytes and a name for them; null when taken as it is. */
+async function capturedPage(bytes: Uint8Array, p: { file: string; page: number }, capture: Capture): Promise<{ bytes: Uint8Array; file: string } | null> {
+  if (!capture.turn && !capture.photograph) return null;
   const src = await openSource(bytes, p.file, String(p.page));
   try {
     const page = await src.render(p.page);
-    return await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).rotate(turn).png().toBuffer();
+    if (capture.photograph) return { bytes: await photograph(page, `${relative(process.cwd(), p.file)}#${p.page}`), file: `${p.file} photographed.jpg` };
+    const turned = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).rotate(capture.turn).png().toBuffer();
+    return { bytes: turned, file: `${p.file} turned ${capture.turn}.png` };
   } finally {
     src.close();
   }
 }
 
-export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean, decoding?: DecodingOptionsInput, turn = 0, formulas: FormulaReader | null = null): Promise<PageRun> {
+export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean, decoding?: DecodingOptionsInput, capture: Capture = {}, formulas: FormulaReader | null = null): Promise<PageRun> {
   const original = readFileSync(p.file);
-  const bytes = turn ? await turnedPage(original, p, turn) : original;
-  const at = turn ? { file: `${p.file} turned ${turn}.png`, page: 0 } : p;
+  const captured = await capturedPage(original, p, capture);
+  const bytes = captured?.bytes ?? original;
+  const at = captured ? { file: captured.file, page: 0 } : p;
   const t0 = performance.now();
   let ours = '';
   let error: string | undefined;
@@ -50,8 +64,8 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
   if (!withTesseract) return { file: p.file, page: p.page, ours, oursSeconds, error };
   const dir = mkdtempSync(join(tmpdir(), 'specula-eval-'));
   try {
-    const image = turn ? join(dir, 'turned.png') : await pageImageFile(bytes, p, join(dir, 'page.png'));
-    if (turn) writeFileSync(image, bytes);
+    const image = captured ? join(dir, captured.file.endsWith('.jpg') ? 'captured.jpg' : 'captured.png') : await pageImageFile(bytes, p, join(dir, 'page.png'));
+    if (captured) writeFileSync(image, bytes);
     const t1 = performance.now();
     const tesseract = await tesseractRead(image, 3);
     return { file: p.file, page: p.page, ours, oursSeconds, tesseract, tesseractSeconds: (performance.now() - t1) / 1000, error };

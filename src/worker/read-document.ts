@@ -8,7 +8,7 @@
  * (formula-reader.ts), and become formulas where it reads LaTeX that renders (document/formula.ts); so do runs of
  * symbols within a prose line, cut from its crop (document/inline-formulas.ts).
  */
-import { assemblePage, type AssembleOptions, type LineOut, type PageOut } from '../document/assemble.js';
+import { assemblePage, type AssembleOptions, type LineOut, type PageOut, UNREADABLE_MARK } from '../document/assemble.js';
 import { cropLines, type LineCrop } from '../document/crop-lines.js';
 import { FALLBACK_CONFIDENCE, formulaVerdict, type FormulaVerdict, looksLikeFormula } from '../document/formula.js';
 import { inlineCandidates, type InlineFormula, withInlineFormulas } from '../document/inline-formulas.js';
@@ -27,6 +27,7 @@ import { type DecodingOptions, type DecodingOptionsInput, MAX_REFERENCE_CHARS } 
 import { drafterSpec } from '../engine/registry.js';
 import type { FormulaReader, FormulaReading } from './formula-reader.js';
 import { howToRead } from './page-turn.js';
+import { distrust, pageWarnings } from './reading-trust.js';
 
 export interface DocumentReading {
   format: string;
@@ -35,6 +36,8 @@ export interface DocumentReading {
   markdown: string;
   /** Plain text: every line, blocks separated by blank lines. */
   text: string;
+  /** Lines of all pages marked unreadable (LineOut.unreadable). */
+  unreadableLines: number;
   metrics: ReadMetrics;
   /** Milliseconds spent in each stage, summed over the pages (pages overlap, so they add up to more than the wall time). */
   stages: StageTimes;
@@ -84,8 +87,15 @@ export interface ReadDocumentOptions extends AssembleOptions {
   formulas?: FormulaReader | null;
 }
 
+/** The page with its unreadable lines counted and its warnings (reading-trust.ts), where it has any. */
+function withWarnings(page: PageOut, lines: readonly LineOut[], lineHeight: number): PageOut {
+  const unreadableLines = lines.filter((l) => l.unreadable).length;
+  const warnings = pageWarnings(lines, lineHeight);
+  return { ...page, unreadableLines, ...(warnings.length ? { warnings } : {}) };
+}
+
 export function plainText(pages: readonly PageOut[]): string {
-  return pages.map((p) => p.blocks.filter((b) => b.lines.length).map((b) => b.lines.map((l) => l.text).join('\n')).join('\n\n')).join('\n\n');
+  return pages.map((p) => p.blocks.filter((b) => b.lines.length).map((b) => b.lines.map((l) => (l.unreadable ? UNREADABLE_MARK : l.text)).join('\n')).join('\n\n')).join('\n\n');
 }
 
 /**
@@ -132,7 +142,8 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
       const rendered = await source.render(index);
       stages.render += performance.now() - t0;
       // An image file of one page may be a line image; a PDF page is a page.
-      let prepared = await preparePageOffThread({ page: rendered, lineImage: source.format !== 'pdf' && source.pageCount === 1 });
+      const isImage = source.format !== 'pdf';
+      let prepared = await preparePageOffThread({ page: rendered, lineImage: isImage && source.pageCount === 1, capture: isImage });
       stages.flatten += prepared.ms.flatten + prepared.ms.deskew;
       stages.layout += prepared.ms.layout;
       const cut = async (p: typeof prepared): Promise<LineCrop[]> => {
@@ -151,7 +162,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         const how = await howToRead(engine, prepared, crops);
         unreadScript = how.unreadScript && opts.scriptGate !== false;
         if (how.upsideDown) {
-          prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: prepared.oneLine });
+          prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: prepared.oneLine, capture: isImage });
           crops = await cut(prepared);
         }
         stages.orient += performance.now() - t;
@@ -160,7 +171,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
       layout.rotation = prepared.turn;
       // Every box in the page as it came in, whichever way it was turned and straightened to be read. Taken here so
       // that the reading below holds none of the page's rasters while its lines decode.
-      const frame: PageFrame = { width: rendered.width, height: rendered.height, turn: prepared.turn, degrees: prepared.degrees };
+      const frame: PageFrame = { width: rendered.width, height: rendered.height, turn: prepared.turn, degrees: prepared.degrees, ...(prepared.sheet ? { sheet: prepared.sheet } : {}) };
       lineCount += crops.length;
       const onTokens = opts.onTokens;
       // A region bundle reads a paragraph's lines as regions; everything else (tables, headings, furniture) line by line.
@@ -218,11 +229,13 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
           const words = line.glyphs && (opts.words || opts.chars) ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
           const fallback = verdict === 'fallback' ? { formula: 'fallback' as const } : {};
           const confidence = verdict === 'fallback' ? Math.min(line.confidence, FALLBACK_CONFIDENCE) : line.confidence;
-          const out: LineOut = { box: l.box, text: line.text, confidence, ...(line.unread ? { unread: true } : {}), ...words, ...fallback };
+          const why = line.unread ? null : distrust(line);
+          const untrusted = why ? { unreadable: true, distrust: why } : {};
+          const out: LineOut = { box: l.box, text: line.text, confidence, ...(line.unread ? { unread: true } : {}), ...untrusted, ...words, ...fallback };
           const found = inlineRead.get(k - 1);
           return found ? withInlineFormulas(out, found) : out;
         }));
-        const done = inSourceFrame(assemblePage(index, layout, texts, opts), frame);
+        const done = inSourceFrame(withWarnings(assemblePage(index, layout, texts, opts), texts.flat(), layout.lineHeight), frame);
         stages.assemble += performance.now() - t2;
         opts.onPage?.(done);
         return done;
@@ -257,6 +270,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
     pages,
     markdown: pages.map((p) => p.markdown).filter(Boolean).join(PAGE_BREAK),
     text: plainText(pages),
+    unreadableLines: pages.reduce((n, p) => n + (p.unreadableLines ?? 0), 0),
     metrics: { lines: lineCount, ...snapshot },
     stages: { ...stages, vision: snapshot.visionMs, decode: snapshot.decodeMs },
   };

@@ -57,7 +57,9 @@ function textLayer(page: PageOut, font: mupdf.Font, pxPerPt: number, toPdf: Matr
   const ops: string[] = ['BT', '3 Tr', `/${FONT_KEY} 1 Tf`];
   // Words run along the page as it was read (turned upright, straightened): each is written in that frame, then
   // carried to the page as it came in, so a page scanned sideways gets its text layer sideways too.
-  const toSource = readToSource({ width: page.width, height: page.height, turn: page.rotation as 0 | 90 | 180 | 270, degrees: page.skew ?? 0 });
+  // A photographed sheet's words are not a turn and a skew away from the photograph: each is written upright in
+  // the box that holds it there.
+  const toSource = page.sheet ? ([1, 0, 0, 1, 0, 0] as Matrix) : readToSource({ width: page.width, height: page.height, turn: page.rotation as 0 | 90 | 180 | 270, degrees: page.skew ?? 0 });
   const toRead = invert(toSource);
   const readToPdf = concat(concat(toSource, [1 / pxPerPt, 0, 0, 1 / pxPerPt, 0, 0]), toPdf);
   for (const block of page.blocks) {

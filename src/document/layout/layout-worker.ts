@@ -1,8 +1,10 @@
 /**
  * A page made ready to read, as a worker-thread task (see off-thread.ts): an image that is one line of text is
- * read as that line (turned across when it runs down the image); anything else is flattened, turned upright when
+ * read as that line (turned across when it runs down the image); a photograph has its sheet found, straightened
+ * and evenly lit (capture.ts); anything else is flattened, turned upright when
  * it lies on its side (or by the turn the caller already knows), deskewed and laid out.
  */
+import { fromCapture } from '../capture.js';
 import { deskew } from '../deskew.js';
 import { flattenBackground } from '../flatten.js';
 import { isOneLine, lineImageTurn } from '../line-image.js';
@@ -10,7 +12,7 @@ import { linesRunDown, turnPage } from '../orientation.js';
 import { analyzeLayout, oneLineLayout } from './analyze.js';
 import type { PrepareRequest, PreparedPage } from './off-thread.js';
 
-export default async function prepareTask({ page: rendered, turn: known, lineImage }: PrepareRequest): Promise<PreparedPage> {
+export default async function prepareTask({ page: rendered, turn: known, lineImage, capture }: PrepareRequest): Promise<PreparedPage> {
   const t0 = performance.now();
   if (lineImage) {
     // A line image turned on its side is read turned a quarter round; the caller asks the model whether the other
@@ -24,12 +26,14 @@ export default async function prepareTask({ page: rendered, turn: known, lineIma
       }
     }
   }
-  const flat = flattenBackground(rendered);
+  const captured = capture ? fromCapture(rendered) : null;
+  const sheet = captured?.sheet ? { sheet: { corners: captured.sheet, width: captured.page.width, height: captured.page.height } } : {};
+  const flat = flattenBackground(captured?.page ?? rendered);
   const turn = known ?? (linesRunDown(flat) ? 90 : 0);
   const upright = await turnPage(flat, turn);
   const t1 = performance.now();
   const { page, degrees } = await deskew(upright);
   const t2 = performance.now();
   const layout = { ...analyzeLayout(page), rotation: turn };
-  return { page, degrees, turn, oneLine: false, layout, ms: { flatten: t1 - t0, deskew: t2 - t1, layout: performance.now() - t2 } };
+  return { page, degrees, turn, ...sheet, oneLine: false, layout, ms: { flatten: t1 - t0, deskew: t2 - t1, layout: performance.now() - t2 } };
 }

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import type { Piscina } from 'piscina';
 import type { GrayPage } from '../decode-image.js';
 import type { Turn } from '../orientation.js';
+import type { PageFrame } from '../page-geometry.js';
 import type { PageLayout } from './analyze.js';
 
 export interface PrepareRequest {
@@ -16,6 +17,8 @@ export interface PrepareRequest {
   turn?: Turn;
   /** The page may be an image of one line of text (an image file's only page, not a PDF's). */
   lineImage?: boolean;
+  /** The page may be a photograph of a sheet (an image, not a rendered PDF page): found, straightened, relit. */
+  capture?: boolean;
 }
 
 /** The page turned upright and straight (when it was turned or skewed) and its layout. */
@@ -25,6 +28,8 @@ export interface PreparedPage {
   degrees: number;
   /** Quarter turns applied before that, clockwise. */
   turn: Turn;
+  /** A photographed sheet, straightened before that (capture.ts): where it lay, and the rectangle it became. */
+  sheet?: PageFrame['sheet'];
   /** The image is one line of text: `page` is the image as it came, its layout that one line. */
   oneLine: boolean;
   layout: PageLayout;
