@@ -110,6 +110,7 @@ export const Line = builder.objectRef<LineOut>('Line').implement({
       resolve: (l) => l.inline ?? [],
     }),
     // Stored with the job's result, not fetched: a line's words count once, not ten times over.
+    textLayer: t.boolean({ description: 'True where the text is the PDF\'s own text layer for the line: the page\'s layer agrees with the reading, and the model\'s CTC head found the layer\'s text fits the line at least as well as its own reading (job option textLayer).', resolve: (l) => l.textLayer ?? false }),
     words: t.field({ type: [Word], nullable: true, complexity: { field: 1, multiplier: 1 }, description: 'The line\'s words, left to right; null unless the job asked for words (or a word-level format).', resolve: (l) => l.words ?? null }),
   }),
 });
@@ -150,6 +151,7 @@ export const Block = builder.objectRef<BlockOut>('Block').implement({
     lines: t.field({ type: [Line], description: 'The block\'s text lines (a table\'s cell by cell, row by row; none for a figure).', resolve: (b) => b.lines }),
     cells: t.field({ type: t.listRef(t.listRef('String')), nullable: true, description: 'Tables: cell text by grid position, row by row (empty where a spanning cell covers the position).', resolve: (b) => b.cells ?? null }),
     table: t.field({ type: TableStructure, nullable: true, description: 'Tables: the grid\'s size, header rows and spanning cells; null for other blocks.', resolve: (b) => b.table ?? null }),
+    boxed: t.boolean({ description: 'True for a block set between rules as a note or a warning is (its markdown is a block quote).', resolve: (b) => b.boxed ?? false }),
     latex: t.string({ nullable: true, description: 'Formulas: the LaTeX (the markdown holds it between `$$` lines); null for other blocks.', resolve: (b) => b.latex ?? null }),
   }),
 });

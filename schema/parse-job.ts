@@ -118,6 +118,7 @@ const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
     characters: t.boolean({ required: false, description: 'Character boxes within each word too (Word.characters, hOCR ocrx_cinfo, ALTO Glyph); implies words.' }),
     dropHeadersFooters: t.boolean({ required: false, description: 'Leave running headers, footers and page numbers out of the markdown.' }),
     scriptGate: t.boolean({ required: false, description: 'On a page in a script the model never learnt (Hangul, Han, Cyrillic, ...), read the lines it flags by the CTC head alone, marked Line.unread, instead of decoding Latin garbage to the length cap (default true; false decodes every line).' }),
+    textLayer: t.boolean({ required: false, description: 'On a born-digital PDF page whose text layer agrees with what the model reads, a line takes the layer\'s text where the model\'s CTC head finds it fits the line at least as well as its own reading (Line.textLayer). Default true; false reads by the model alone.' }),
     formulas: t.boolean({ required: false, description: 'Read formulas as LaTeX with the formula bundle: display formulas (formula blocks, `$$` in the markdown, `$` in table cells) and formulas set within lines of text (`$` in the line; Line.inlineFormulas). Default true; false reads them as text.' }),
     decoding: t.field({ type: DecodingInput, required: false, description: 'How to decode; the served bundle\'s defaults fill what is absent.' }),
     idempotencyKey: t.string({

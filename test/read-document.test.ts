@@ -28,10 +28,10 @@ describe('a born-digital PDF', () => {
     assert.equal(src.textLayer(0), LINES.join('\n'));
   });
 
-  it('offers its text layer to the reference drafter, which then drafts from it; the answer is still read from pixels', async () => {
+  it('offers its text layer to the reference drafter, which then drafts from it; with the layer as evidence off, the answer is read from pixels', async () => {
     const pdf = pdfWithText(LINES);
-    const plain = await readDocument(engine, pdf, 'digital.pdf');
-    const ref = await readDocument(engine, pdf, 'digital.pdf', { decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 16 } });
+    const plain = await readDocument(engine, pdf, 'digital.pdf', { textLayer: false });
+    const ref = await readDocument(engine, pdf, 'digital.pdf', { textLayer: false, decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 16 } });
     assert.equal(ref.text, plain.text, 'lossless: the same text as plain decoding');
     assert.ok(ref.metrics.draftTokens > 0, 'the text layer was drafted from');
     assert.equal(plain.pages[0].blocks.flatMap((b) => b.lines).length, LINES.length);

@@ -22,7 +22,7 @@ import { normalLatex } from '../eval/latex-score.js';
 import { FormulaReader } from '../worker/formula-reader.js';
 import { LINE_SETS, loadLineFolder, loadLineSet, type EvalLine } from '../eval/line-sets.js';
 import { runPage, scorePages, type PageSetScore } from '../eval/page-runner.js';
-import { loadPageSet, PAGE_SETS } from '../eval/page-sets.js';
+import { loadPageDir, loadPageSet, PAGE_SETS } from '../eval/page-sets.js';
 import { tesseractRead, tesseractVersion } from '../eval/tesseract.js';
 import { decodingFlags, decodingFromFlags } from './decoding-flags.js';
 
@@ -124,6 +124,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
       sets: { type: 'string' },
       // A folder of line images with a labels.tsv (training/pdf_lines.py's pools), scored as one more line set.
       'line-dir': { type: 'string' },
+      // A folder of page images with manifest.jsonl ({ image, gt } rows), scored as one more page set.
+      'page-dir': { type: 'string' },
       // Held-out formula crops (training/formula.py --seed 909 ...), for --suite formulas.
       'formula-dir': { type: 'string', default: 'training/runs/formula-heldout' },
       'formula-model': { type: 'string' }, // absent: the shipped formula bundle; "none": pages read formulas as text
@@ -162,7 +164,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const wanted = values.sets?.split(',').map((s) => s.trim()).filter(Boolean);
   // --line-dir alone scores that folder only; with --sets, those sets beside it.
   const lineSets = values.suite === 'pages' || values.suite === 'formulas' ? [] : (wanted ?? (values['line-dir'] ? [] : Object.keys(LINE_SETS))).filter((s) => s in LINE_SETS);
-  const pageSets = values.suite === 'lines' || values.suite === 'formulas' ? [] : (wanted ?? [...PAGE_SETS]).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
+  // --page-dir alone scores that folder only; with --sets, those sets beside it.
+  const pageSets = values.suite === 'lines' || values.suite === 'formulas' ? [] : (wanted ?? (values['page-dir'] ? [] : [...PAGE_SETS])).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
+  const pageDir = values['page-dir'] && values.suite !== 'lines' && values.suite !== 'formulas' ? resolve(values['page-dir']) : null;
   const batch = values.batch === undefined ? undefined : Number(values.batch);
   if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1)) throw new Error(`--batch must be a whole number >= 1, got "${values.batch}"`);
   const engine = await Engine.open(values.model, { ...(batch ? { maxBatch: batch } : {}), ...(values.precision ? { precision: values.precision as Precision } : {}) });
@@ -190,16 +194,16 @@ export async function evalCommand(argv: string[]): Promise<number> {
   const pageResults: PageSetScore[] = [];
   let formulaResult: FormulaSetResult | null = null;
   try {
-    for (const set of pageSets) {
-      const pages = loadPageSet(evalDir, set).slice(0, limit);
-      const b = bar(`pages      ${set}`, pages.length);
+    for (const set of pageDir ? [...pageSets, pageDir] : pageSets) {
+      const pages = (set === pageDir ? loadPageDir(set) : loadPageSet(evalDir, set)).slice(0, limit);
+      const b = bar(`pages      ${basename(set)}`, pages.length);
       const runs = [];
       for (const p of pages) {
         runs.push(await runPage(engine, p, tessVersion !== null, decoding, { turn, photograph: values.photograph }, formulas));
         b?.increment();
       }
       b?.stop();
-      pageResults.push(scorePages(set, pages, runs));
+      pageResults.push(scorePages(pages[0]?.set ?? basename(set), pages, runs));
     }
     const folders = values['line-dir'] ? [resolve(values['line-dir'])] : [];
     for (const set of [...lineSets, ...folders]) {

@@ -35,6 +35,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
       format: { type: 'string', default: 'markdown' },
       'drop-headers': { type: 'boolean', default: false },
       'no-script-gate': { type: 'boolean', default: false },
+      'no-text-layer': { type: 'boolean', default: false },
       'formula-model': { type: 'string' }, // absent: the shipped formula bundle; "none": formulas read as text
       'no-formulas': { type: 'boolean', default: false },
       words: { type: 'boolean', default: false },
@@ -83,7 +84,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
   const reads: Promise<{ bytes: Uint8Array; page: DocumentReading }>[] = [];
   const start = (i: number): void => {
     const file = positionals[i];
-    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'], ...(values['no-script-gate'] ? { scriptGate: false } : {}), words, chars: values.chars, formulas }) }));
+    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'], ...(values['no-script-gate'] ? { scriptGate: false } : {}), ...(values['no-text-layer'] ? { textLayer: false } : {}), words, chars: values.chars, formulas }) }));
     p.catch(() => undefined); // handled in order below
     reads[i] = p;
   };
@@ -126,7 +127,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
           process.stdout.write(output);
         }
         // Whatever the format, a page that could not be read well says so where a person looks.
-        for (const p of page.pages) for (const w of p.warnings ?? []) console.error(`specula parse: warning: ${file} page ${p.index + 1}: ${w.message} (${w.kind})`);
+        for (const p of page.pages) for (const w of p.warnings ?? []) console.error(`specula parse: warning: ${file} page ${p.index}: ${w.message} (${w.kind})`);
       } catch (e) {
         const err = e as Error & { code?: string };
         if (!err.code) throw e;

@@ -10,7 +10,7 @@ import { type Box, unionBox } from './layout/ink.js';
 import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
 import type { InlineFormulaOut } from './inline-formulas.js';
 import type { WordOut } from './word-boxes.js';
-import { formulaMarkdown, headingMarkdown, inlineFormula, listItemMarkdown, paragraphMarkdown, withDollarMath } from './markdown.js';
+import { codeMarkdown, formulaMarkdown, headingMarkdown, inlineFormula, listItemMarkdown, paragraphMarkdown, quoteMarkdown, withDollarMath } from './markdown.js';
 import type { TableSpan } from './layout/table-grid.js';
 import { foldCurrencyColumns, tableToMarkdown } from './table-text.js';
 
@@ -52,6 +52,13 @@ export interface LineOut {
   formula?: 'latex' | 'fallback';
   /** Formulas read within the line (document/inline-formulas.ts): each stands in `text` as `$latex$`. */
   inline?: InlineFormulaOut[];
+  /** Set where the line is set in a fixed-width font (monospace.ts): page pixels per character. */
+  pitch?: number;
+  /**
+   * Set where `text` is the PDF's own text layer for the line: the page's layer agrees with the reading, and on
+   * this line the model's CTC head found the layer's text fits what it sees at least as well as its own reading.
+   */
+  textLayer?: boolean;
 }
 
 export interface BlockOut {
@@ -70,6 +77,8 @@ export interface BlockOut {
   table?: { rows: number; columns: number; headerRows: number; spans: TableSpan[] };
   /** Formulas: the LaTeX. */
   latex?: string;
+  /** Set between rules as a note or a warning is: its markdown is a block quote. */
+  boxed?: true;
 }
 
 export interface PageOut {
@@ -109,8 +118,15 @@ export function isPageNumber(text: string): boolean {
   return (t === t.toLowerCase() || t === t.toUpperCase()) && ROMAN.test(t.toLowerCase());
 }
 
+/** Unreadable lines one after another are one gap in the text, not a row of marks. */
+const MARK_RUN = new RegExp(`${UNREADABLE_MARK}(?:\\s+${UNREADABLE_MARK})+`, 'gu');
+
 /** Join a block's lines into running text: a hyphen at a line end before a lower-case letter is a break. */
 export function reflow(lines: readonly string[]): string {
+  return joinLines(lines).replace(MARK_RUN, UNREADABLE_MARK);
+}
+
+function joinLines(lines: readonly string[]): string {
   let out = '';
   for (const raw of lines) {
     const line = raw.trim();
@@ -157,6 +173,26 @@ function meanConfidence(lines: readonly LineOut[]): number | null {
   return c.length ? c.reduce((a, b) => a + b, 0) / c.length : null;
 }
 
+/** A line says whether it is monospace only with this many characters (monospace.ts). */
+const JUDGED_CHARS = 8;
+
+/**
+ * A block of code: most of its lines that are long enough to tell are monospace, and not mere figures (tabular
+ * digits are fixed-width in most fonts).
+ */
+function isCode(lines: readonly LineOut[]): boolean {
+  const judged = lines.filter((l) => l.text.replace(/\s+/g, '').length >= JUDGED_CHARS);
+  const code = judged.filter((l) => l.pitch && !/^[\d\s.,:;%()+\-/]*$/.test(l.text));
+  return code.length > 0 && code.length >= 0.6 * judged.length;
+}
+
+/** A code block's text: each line as read, indented by its offset from the block's leftmost line, in characters. */
+function codeText(lines: readonly LineOut[]): string {
+  const pitch = lines.map((l) => l.pitch ?? 0).filter((p) => p > 0).sort((a, b) => a - b)[0] ?? 0;
+  const left = Math.min(...lines.map((l) => l.box.x));
+  return lines.map((l) => (pitch ? ' '.repeat(Math.max(0, Math.round((l.box.x - left) / pitch))) : '') + (l.unreadable ? UNREADABLE_MARK : l.text.trimEnd())).join('\n');
+}
+
 /**
  * `texts` holds, for each layout block, the text of each of its lines (tables: in `block.lines` order, which
  * is the cells' row-major order).
@@ -168,6 +204,7 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
   };
   layout.blocks.forEach((lb: LayoutBlock, i) => {
     const lines = [...(texts[i] ?? [])];
+    const boxed = lb.boxed ? { boxed: true as const } : {};
     if (lb.type === 'figure') {
       push({ type: 'figure', box: lb.box, markdown: '<!-- image -->', confidence: null, lines: [] });
       return;
@@ -211,6 +248,10 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     }
     const text = reflow(lines.map(lineText));
     if (!text) return;
+    if ((lb.type === 'paragraph' || lb.type === 'heading') && isCode(lines)) {
+      push({ type: 'code', box: lb.box, markdown: codeMarkdown(codeText(lines)), confidence: meanConfidence(lines), lines, ...boxed });
+      return;
+    }
     if (lb.type === 'page_header' || lb.type === 'page_footer') {
       const type: BlockType = isPageNumber(text) ? 'page_number' : lb.type;
       push({ type, box: lb.box, markdown: paragraphMarkdown(text), confidence: meanConfidence(lines), lines });
@@ -219,7 +260,7 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     // A heading is what the page shows as one; a line nobody could read is not one.
     if (lb.type === 'heading' && !lines.every((l) => l.unreadable)) {
       const level = lb.level ?? 2;
-      push({ type: 'heading', level, box: lb.box, markdown: headingMarkdown(text, level), confidence: meanConfidence(lines), lines });
+      push({ type: 'heading', level, box: lb.box, markdown: headingMarkdown(text, level), confidence: meanConfidence(lines), lines, ...boxed });
       return;
     }
     const items = listItems(lines);
@@ -233,14 +274,15 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
           markdown: listItemMarkdown(body, numbered ? Number(numbered[1]) : undefined),
           confidence: meanConfidence(item),
           lines: item,
+          ...boxed,
         });
       }
       return;
     }
-    push({ type: 'paragraph', box: lb.box, markdown: paragraphMarkdown(text), confidence: meanConfidence(lines), lines });
+    push({ type: 'paragraph', box: lb.box, markdown: paragraphMarkdown(text), confidence: meanConfidence(lines), lines, ...boxed });
   });
   const shown = blocks.filter((b) => !(opts.dropHeadersFooters && (b.type === 'page_header' || b.type === 'page_footer' || b.type === 'page_number')));
   // List items of one list sit on consecutive lines; every other block is its own paragraph.
-  const markdown = shown.map((b, i) => (i === 0 ? '' : b.type === 'list_item' && shown[i - 1].type === 'list_item' ? '\n' : '\n\n') + b.markdown).join('');
+  const markdown = shown.map((b, i) => (i === 0 ? '' : b.type === 'list_item' && shown[i - 1].type === 'list_item' && b.boxed === shown[i - 1].boxed ? '\n' : '\n\n') + (b.boxed ? quoteMarkdown(b.markdown) : b.markdown)).join('');
   return { index, width: layout.width, height: layout.height, rotation: layout.rotation ?? 0, blocks, markdown };
 }

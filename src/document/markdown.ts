@@ -3,7 +3,7 @@
  * together: the text is escaped wherever markdown would read it as syntax (`<Flav>` as raw HTML, `<8225@x>` as a
  * link, `*`, `_`, `#`, `|`, a leading `1.` or `---`), so that rendering the markdown shows exactly the text read.
  */
-import type { Heading, List, Nodes, Paragraph, PhrasingContent, Table } from 'mdast';
+import type { Code, Heading, List, Nodes, Paragraph, PhrasingContent, Table } from 'mdast';
 import { gfmTableToMarkdown } from 'mdast-util-gfm-table';
 import { mathToMarkdown } from 'mdast-util-math';
 import { toMarkdown } from 'mdast-util-to-markdown';
@@ -67,6 +67,17 @@ export function formulaMarkdown(latex: string): string {
 export function paragraphMarkdown(value: string): string {
   const p: Paragraph = { type: 'paragraph', children: text(value) };
   return write(p, hasMath(value));
+}
+
+/** A code block: fenced, its lines as they are (indentation kept, nothing escaped). */
+export function codeMarkdown(value: string): string {
+  const code: Code = { type: 'code', value };
+  return write(code);
+}
+
+/** A block's markdown set apart as a block quote (a boxed note): every line behind `> `. */
+export function quoteMarkdown(markdown: string): string {
+  return markdown.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n');
 }
 
 export function headingMarkdown(value: string, depth: number): string {

@@ -18,6 +18,15 @@ export interface SourceLimits extends ImageLimits {
   pdfDpi: number;
 }
 
+/** One character of a PDF's text layer and where it is drawn, in the page's pixels as rendered. */
+export interface LayerChar {
+  c: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 export const DEFAULT_SOURCE_LIMITS: SourceLimits = { ...DEFAULT_LIMITS, maxPages: 500, pdfDpi: 200 };
 
 export interface DocumentSource {
@@ -28,6 +37,8 @@ export interface DocumentSource {
   render(index: number): Promise<GrayPage>;
   /** The PDF's own text for the page, where it has one. */
   textLayer(index: number): string | null;
+  /** The same, character by character with its box in the rendered page's pixels (text-layer.ts matches them to lines). */
+  textLayerChars(index: number): LayerChar[] | null;
   /** Free what the source holds outside the JavaScript heap (a PDF's WebAssembly copy); idempotent. */
   close(): void;
 }
@@ -131,6 +142,32 @@ function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string 
       }
       return texts.get(i) ?? null;
     },
+    textLayerChars(i: number): LayerChar[] | null {
+      const page = load(i);
+      try {
+        const [x0, y0] = page.getBounds();
+        const scale = limits.pdfDpi / 72;
+        const st = page.toStructuredText('preserve-whitespace');
+        try {
+          const out: LayerChar[] = [];
+          st.walk({
+            onChar(c, _origin, _font, _size, q) {
+              const xs = [q[0], q[2], q[4], q[6]];
+              const ys = [q[1], q[3], q[5], q[7]];
+              const [l, t] = [Math.min(...xs), Math.min(...ys)];
+              out.push({ c, x: (l - x0) * scale, y: (t - y0) * scale, width: (Math.max(...xs) - l) * scale, height: (Math.max(...ys) - t) * scale });
+            },
+          });
+          return out.length ? out : null;
+        } finally {
+          st.destroy();
+        }
+      } catch {
+        return null; // no usable text layer: the reading stands on the model alone
+      } finally {
+        page.destroy();
+      }
+    },
   };
 
   function renderPage(page: mupdf.Page, i: number): GrayPage {
@@ -176,6 +213,7 @@ async function openImage(bytes: Uint8Array, file: string, format: SniffedFormat,
     pages,
     render: (i) => decodeImage(bytes, file, limits, pageCount > 1 ? i : undefined),
     textLayer: () => null,
+    textLayerChars: () => null,
     close: () => undefined, // sharp reads the bytes afresh per page: nothing held
   };
 }

@@ -15,7 +15,7 @@ import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from
 import { checkCrop, type GrayCrop, type ImageSpec } from './preprocess.js';
 import { createStrategies } from './registry.js';
 import { type ForwardObservation, Scheduler, type SchedulerOptions } from './scheduler.js';
-import type { LineOutput } from './sequence.js';
+import type { EvidenceFit, LineOutput } from './sequence.js';
 import { runVisionChunks } from './vision.js';
 import { type CropPiece, cutWideCrop, joinPieces, MAX_PIECES, type PieceReading, PieceStream } from './wide-crops.js';
 
@@ -30,6 +30,8 @@ export interface LineReading {
   glyphs?: Glyph[];
   /** In a script the model lacks (ReadOptions.unreadScripts): `text` is the CTC head's reading, nothing was decoded. */
   unread?: boolean;
+  /** Where ReadOptions.evidence offered a text for the line and it was read whole: how well each fits its frames. */
+  fit?: EvidenceFit;
 }
 
 /** A multi-line region read as one sequence: its text (lines joined by '\n') and its lines. */
@@ -61,6 +63,11 @@ export interface ReadOptions {
    * (a caller sets it for a page it has found to be in such a script). No effect on a bundle without a gate.
    */
   unreadScripts?: boolean;
+  /**
+   * Per item (line bundles): a text the line may hold, such as a PDF's text layer. Each line read whole comes back
+   * with `fit`, the CTC head's log-likelihood of it and of the reading, taken from the frames the reading used.
+   */
+  evidence?: readonly (string | undefined)[];
 }
 
 export interface EngineOptions extends BundleOptions {
@@ -242,6 +249,7 @@ export class Engine {
     const seen = runs.map(() => 0);
     const read = await this.read(runs.map((r) => r.crops), {
       ...opts,
+      evidence: undefined,
       metrics,
       decoding,
       onLine: undefined,
@@ -270,7 +278,7 @@ export class Engine {
     });
     if (redo.length) {
       // With the regions' own verifier: a page's lines are read one way whether or not their run was re-read.
-      const again = await this.read(redo.flatMap((k) => runs[k].crops.map((c) => [c])), { ...opts, decoding, metrics, onTokens: undefined, onLine: undefined }, true);
+      const again = await this.read(redo.flatMap((k) => runs[k].crops.map((c) => [c])), { ...opts, evidence: undefined, decoding, metrics, onTokens: undefined, onLine: undefined }, true);
       let at = 0;
       for (const k of redo) runs[k].crops.forEach((_, j) => (lines[runs[k].first + j] = again.lines[at++]));
     }
@@ -296,7 +304,7 @@ export class Engine {
     const onTokens = opts.onTokens;
     const decoded = (ids: readonly number[]): string => tokenizer.decode(ids);
     type Tokens = (text: string, fromDraft: readonly boolean[], drafted: number) => void;
-    const readOne = (crops: readonly GrayCrop[], maxChars: number | undefined, tokens: Tokens | undefined): Promise<LineOutput> =>
+    const readOne = (crops: readonly GrayCrop[], maxChars: number | undefined, tokens: Tokens | undefined, evidence?: string): Promise<LineOutput> =>
       this.scheduler.read({
         crops,
         drafter,
@@ -310,6 +318,7 @@ export class Engine {
         ...(maxChars !== undefined ? { maxChars } : {}),
         ...(opts.unreadScripts && this.bundle.config.scriptGate ? { unreadGate: this.bundle.config.scriptGate } : {}),
         onTokens: tokens ? (ids, fromDraft, drafted) => tokens(decoded(ids), fromDraft, drafted) : undefined,
+        ...(evidence !== undefined ? { evidence: tokenizer.encode(evidence) } : {}),
       }).then((out) => {
         if (!out.tooLong) metrics.vision(out.visionGroup, out.visionMs);
         return out;
@@ -321,17 +330,19 @@ export class Engine {
      * Otherwise whole, unless the CTC head reads more than readChars characters on it (the scheduler then sends it
      * back undecoded): then in pieces sized to hold about readChars each. Pieces are read the same way in turn.
      */
-    const readLine = async (crop: GrayCrop, tokens: Tokens | undefined, judge = true): Promise<PieceReading & { ids?: number[] }> => {
+    const readLine = async (crop: GrayCrop, tokens: Tokens | undefined, judge = true, evidence?: string): Promise<PieceReading & { ids?: number[]; fit?: EvidenceFit }> => {
       let pieces: CropPiece[];
+      let fit: EvidenceFit | undefined;
       if (crop.width > maxWidth) pieces = this.piecesOf(crop);
       else {
         // A piece a few letters wide, or one the cut could not shorten, is read whole whatever its count.
         const limit = judge && readChars !== undefined && crop.width > 4 * height ? readChars : undefined;
-        const out = await readOne([crop], limit, tokens);
+        const out = await readOne([crop], limit, tokens, evidence);
         if (!out.tooLong) {
-          return { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc), ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}), ...(out.unread ? { unread: true } : {}) };
+          return { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc), ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}), ...(out.unread ? { unread: true } : {}), ...(out.fit ? { fit: out.fit } : {}) };
         }
         pieces = cutWideCrop(crop, Math.min(this.readWidth, Math.floor((crop.width * (readChars ?? 1)) / out.ctc.length)), maxWidth);
+        fit = out.fit;
       }
       const stream = tokens ? new PieceStream(pieces.length, tokens) : null;
       const readings = await Promise.all(pieces.map((p, j) =>
@@ -339,7 +350,7 @@ export class Engine {
           stream?.finished(j);
           return r;
         })));
-      return joinPieces(pieces, readings);
+      return { ...joinPieces(pieces, readings), ...(fit ? { fit } : {}) };
     };
     await Promise.all(order.map(async (i) => {
       const crops = items[i];
@@ -352,7 +363,7 @@ export class Engine {
         reading = { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc) };
       } else {
         checkCrop(crops[0], this.imageSpec);
-        const r = await readLine(crops[0], tokens);
+        const r = await readLine(crops[0], tokens, true, opts.evidence?.[i]);
         glyphs[i] = r.glyphs ? [r.glyphs] : undefined;
         // A line read whole keeps its own ids; pieces' joined text is encoded once.
         reading = { ...r, ids: r.ids ?? tokenizer.encode(r.text) };

@@ -10,6 +10,7 @@ import { measureCosts } from './calibrate.js';
 import { type CostTable, DraftLengthPolicy, type DraftLengthSetting } from './draft-length.js';
 import type { Drafter } from './drafters/drafter.js';
 import { lineGlyphs } from './ctc-align.js';
+import { evidenceFit } from './ctc-score.js';
 import { EngineError } from './errors.js';
 import { FloatPool } from './float-pool.js';
 import { unreadScore } from './script-gate.js';
@@ -101,8 +102,11 @@ export class Scheduler {
   private idleTimer: NodeJS.Timeout | null = null;
 
   private readonly positions: PositionRule;
+  /** The space's token: evidence is weighed without spaces (ctc-score.ts). */
+  private readonly space: number;
 
   constructor(private readonly bundle: Bundle, readonly opts: SchedulerOptions) {
+    this.space = bundle.tokenizer.encode(' ')[0];
     this.positions = positionRule(bundle);
     this.pool = new FloatPool(poolBytes(bundle, opts.maxBatch));
   }
@@ -350,7 +354,13 @@ export class Scheduler {
   private withoutTooLong(pass: VisionPass): VisionPass {
     const long = pass.group.map((p, r) => p.task.maxChars !== undefined && pass.ctc[r].length > p.task.maxChars);
     if (!long.includes(true)) return pass;
-    pass.group.forEach((p, r) => long[r] && p.resolve({ ids: [], ctc: pass.ctc[r], confidence: 0, tooLong: true, visionGroup: 0, visionMs: pass.ms }));
+    const rows = pass.chunks.flatMap((c) => Array.from({ length: c.batch }, (_, row) => ({ state: c, row })));
+    pass.group.forEach((p, r) => {
+      if (!long[r]) return;
+      // Read in pieces, the line is never whole again: evidence offered for it is weighed here, against its CTC reading.
+      const fit = p.task.evidence && p.task.crops.length === 1 ? evidenceFit(rows[r].state, rows[r].row, pass.ctc[r], p.task.evidence, this.bundle.config.specialIds.ctcBlank, this.space) : undefined;
+      p.resolve({ ids: [], ctc: pass.ctc[r], confidence: 0, tooLong: true, ...(fit ? { fit } : {}), visionGroup: 0, visionMs: pass.ms });
+    });
     return partitionPass(pass, (m) => !long[m], this.bundle.config.dims, this.pool, false)[0];
   }
 
@@ -458,7 +468,8 @@ export class Scheduler {
     const glyphs = task.align && this.vis && row >= 0
       ? lineGlyphs(this.vis, row, task.crops.map((c) => c.width), s.tokens, s.probs, this.bundle.tokenizer, this.bundle.config.image.visualStride)
       : undefined;
-    s.p.resolve({ ids: s.tokens, ctc: s.ctc, confidence: s.tokens.length ? s.probSum / s.tokens.length : 0, ...(glyphs ? { glyphs } : {}), visionGroup: s.visionGroup, visionMs: s.visionMs });
+    const fit = task.evidence && this.vis && row >= 0 && task.crops.length === 1 ? evidenceFit(this.vis, row, s.tokens, task.evidence, this.bundle.config.specialIds.ctcBlank, this.space) : undefined;
+    s.p.resolve({ ids: s.tokens, ctc: s.ctc, confidence: s.tokens.length ? s.probSum / s.tokens.length : 0, ...(glyphs ? { glyphs } : {}), ...(fit ? { fit } : {}), visionGroup: s.visionGroup, visionMs: s.visionMs });
   }
 
   /** One decoder step, stage by stage (step/record.ts says what each stage hands on). */

@@ -34,6 +34,15 @@ export interface LineTask {
   /** Newly committed tokens of this line, and which of them came from an accepted draft. */
   onTokens?: (tokens: readonly number[], fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
+  /** A text the line may hold (a PDF's text layer): how well it and the reading fit the CTC frames (LineOutput.fit). */
+  evidence?: readonly number[];
+}
+
+/** CTC log-likelihoods (ctc-score.ts) of a line's reading and of the text offered as evidence for it. */
+export interface EvidenceFit {
+  /** Of the line's decoded reading; of its CTC reading where it was too long to decode whole (read in pieces). */
+  reading: number;
+  evidence: number;
 }
 
 export interface LineOutput {
@@ -50,6 +59,8 @@ export interface LineOutput {
   /** The vision pass this line was admitted with (several lines share one), and what it took. */
   visionGroup: number;
   visionMs: number;
+  /** Where LineTask.evidence was given and the line read whole. */
+  fit?: EvidenceFit;
 }
 
 /**

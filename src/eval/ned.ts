@@ -3,13 +3,16 @@ import { distance } from 'fastest-levenshtein';
 import { normalise } from './cer.js';
 import { renderMathMl } from './olmocr-math.js';
 
-/** Markdown to the words a reader sees: headings, emphasis, list marks, table pipes and rules, HTML table tags, comments gone. */
+/** Markdown to the words a reader sees: headings, quotes, fences, emphasis, list marks, table pipes and rules, HTML table tags, comments gone. */
 export function stripMarkdown(md: string): string {
   return md
     // Backslash escapes first, as the character itself: the scorer then strips what it always stripped, so an
     // escaped `\_` in our markdown counts as a `_` in the truth does (both dropped as emphasis).
     .replace(/\\([!-/:-@[-`{-~])/g, '$1')
     .replace(/<!--[\s\S]*?-->/g, ' ')
+    // Block quotes' marks and code fences: the words quoted or fenced are what a reader sees.
+    .replace(/^(?:\s{0,3}>\s?)+/gm, '')
+    .replace(/^\s{0,3}(?:`{3,}|~{3,})[^\n]*$/gm, ' ')
     // An HTML table (cells that span): its tags, and the three entities its text is escaped with.
     .replace(/<\/?(?:table|thead|tbody|tr|th|td)\b[^>]*>/gi, ' ')
     .replace(/&lt;/g, '<')

@@ -26,6 +26,17 @@ export type PageSetName = (typeof PAGE_SETS)[number];
 const rowsOf = (path: string): Record<string, unknown>[] =>
   readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
 
+/**
+ * A folder of page images with their text (`manifest.jsonl` rows `{ "image": "a.jpg", "gt": "a.txt" }`, paths within
+ * the folder), scored as one more set named by the folder: a public set kept outside the evaluation folder.
+ */
+export function loadPageDir(dir: string): EvalPage[] {
+  const manifest = join(dir, 'manifest.jsonl');
+  if (!existsSync(manifest)) throw new Error(`no manifest at ${manifest}: a page folder lists its images and their text in manifest.jsonl`);
+  const set = basename(dir);
+  return rowsOf(manifest).map((r) => ({ set, file: join(dir, String(r.image)), page: 0, truth: readFileSync(join(dir, String(r.gt)), 'utf8'), keepsHeadersFooters: true }));
+}
+
 export function loadPageSet(evalDir: string, set: string): EvalPage[] {
   const folder = { docbank_pages: 'docbank_samples', tesseract_pages: 'tesseract_test', docling_pages: 'docling_pdfs', olmocr_facts: 'olmocr_bench_sample' }[set as PageSetName];
   if (!folder) throw new Error(`unknown page set "${set}"; the sets are: ${PAGE_SETS.join(', ')}`);

@@ -15,7 +15,8 @@ export async function tesseractVersion(): Promise<string | null> {
 
 /** tesseract's arguments for one image: psm 7 treats it as a single text line, 3 as a full page. */
 export function tesseractArgs(image: string, psm: 3 | 7): string[] {
-  return [image, 'stdout', '--psm', String(psm), '-l', 'eng'];
+  // Its language model is part of what it reads with: a French page is fairly read with `fra` (tesseract-ocr-fra).
+  return [image, 'stdout', '--psm', String(psm), '-l', process.env.SPECULA_TESSERACT_LANG ?? 'eng'];
 }
 
 /** One process per core, each on one thread, as every comparison here runs it. */

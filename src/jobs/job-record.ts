@@ -32,6 +32,8 @@ export interface JobInput {
   dropHeadersFooters?: boolean;
   /** false: decode every line, even on a page the script gate finds in a script the model lacks (default true). */
   scriptGate?: boolean;
+  /** false: read a PDF's pages by the model alone, its text layer unused (default true: worker/text-layer.ts). */
+  textLayer?: boolean;
   /** false: read every line as text, formulas included (default true: display formulas as LaTeX). */
   formulas?: boolean;
   /** Word boxes on every line of the page tree (they come with the word-level formats anyway). */

@@ -20,6 +20,7 @@ export interface CreateParseJobArgs {
   formats?: OutputFormat[] | null;
   dropHeadersFooters?: boolean | null;
   scriptGate?: boolean | null;
+  textLayer?: boolean | null;
   formulas?: boolean | null;
   words?: boolean | null;
   characters?: boolean | null;
@@ -94,6 +95,7 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContex
     decoding,
     ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
     ...(args.scriptGate === false ? { scriptGate: false } : {}),
+    ...(args.textLayer === false ? { textLayer: false } : {}),
     ...(args.formulas === false ? { formulas: false } : {}),
     ...(args.words ? { words: true } : {}),
     ...(args.characters ? { chars: true } : {}),

@@ -10,15 +10,18 @@
  */
 import { assemblePage, type AssembleOptions, type LineOut, type PageOut, UNREADABLE_MARK } from '../document/assemble.js';
 import { cropLines, type LineCrop } from '../document/crop-lines.js';
+import type { Box } from '../document/layout/ink.js';
 import { FALLBACK_CONFIDENCE, formulaVerdict, type FormulaVerdict, looksLikeFormula } from '../document/formula.js';
 import { inlineCandidates, type InlineFormula, withInlineFormulas } from '../document/inline-formulas.js';
 import { preparePageOffThread } from '../document/layout/off-thread.js';
 import { cropLineImage } from '../document/line-image.js';
 import { PAGE_BREAK } from '../document/markdown.js';
 import { inSourceFrame, type PageFrame } from '../document/page-geometry.js';
+import { isMonospace, pitchOf } from '../document/monospace.js';
 import { lineWords } from '../document/word-boxes.js';
 import type { Turn } from '../document/orientation.js';
 import { DEFAULT_SOURCE_LIMITS, type DocumentSource, openSource, type SourceLimits } from '../document/source.js';
+import type { Glyph } from '../engine/ctc-align.js';
 import { DraftingContext } from '../engine/drafting-context.js';
 import type { Engine, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
@@ -28,6 +31,7 @@ import { drafterSpec } from '../engine/registry.js';
 import type { FormulaReader, FormulaReading } from './formula-reader.js';
 import { howToRead } from './page-turn.js';
 import { distrust, pageWarnings } from './reading-trust.js';
+import { layerAgrees, layerText, layerWins, layerWords } from './text-layer.js';
 
 export interface DocumentReading {
   format: string;
@@ -85,6 +89,8 @@ export interface ReadDocumentOptions extends AssembleOptions {
   onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
   /** Reads display formulas as LaTeX; absent or null: every line is read as text. */
   formulas?: FormulaReader | null;
+  /** false: a PDF's text layer is not offered as evidence for its lines (text-layer.ts); the model reads alone. */
+  textLayer?: boolean;
 }
 
 /** The page with its unreadable lines counted and its warnings (reading-trust.ts), where it has any. */
@@ -92,6 +98,11 @@ function withWarnings(page: PageOut, lines: readonly LineOut[], lineHeight: numb
   const unreadableLines = lines.filter((l) => l.unreadable).length;
   const warnings = pageWarnings(lines, lineHeight);
   return { ...page, unreadableLines, ...(warnings.length ? { warnings } : {}) };
+}
+
+/** A monospace line's pitch in page pixels (monospace.ts), from where its glyphs lie in its crop. */
+function monospace(glyphs: readonly Glyph[] | undefined, crop: LineCrop, box: Box): { pitch?: number } {
+  return glyphs && isMonospace(glyphs) ? { pitch: (pitchOf(glyphs) * (crop.place ?? box).width) / crop.width } : {};
 }
 
 export function plainText(pages: readonly PageOut[]): string {
@@ -169,6 +180,10 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
       }
       const { layout } = prepared;
       layout.rotation = prepared.turn;
+      // A born-digital page read as drawn: its text layer's characters lie on the lines' bands (text-layer.ts).
+      const layer = source.format === 'pdf' && opts.textLayer !== false && prepared.turn === 0 && Math.abs(prepared.degrees) < 0.2 ? source.textLayerChars(index) : null;
+      const bands = layout.blocks.flatMap((b) => b.lines.map((l) => l.band));
+      const evidence = layer && !prepared.oneLine ? bands.map((b) => layerText(layer, b)) : undefined;
       // Every box in the page as it came in, whichever way it was turned and straightened to be read. Taken here so
       // that the reading below holds none of the page's rasters while its lines decode.
       const frame: PageFrame = { width: rendered.width, height: rendered.height, turn: prepared.turn, degrees: prepared.degrees, ...(prepared.sheet ? { sheet: prepared.sheet } : {}) };
@@ -184,9 +199,11 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
         decoding,
         context,
         metrics,
-        align: opts.words || opts.chars || Boolean(opts.formulas),
+        // Always: where the glyphs lie says which lines are code (monospace.ts), besides giving word boxes and inline formulas.
+        align: true,
         signal: stop.signal,
         unreadScripts: unreadScript,
+        ...(evidence ? { evidence } : {}),
         ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
       }).then(async (r) => {
         // Lines that read like mathematics, read again by the formula reader (one batch per page).
@@ -213,6 +230,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
           }
         }
         const t2 = performance.now();
+        const layerHolds = evidence !== undefined && layerAgrees(r.lines.map((l, i) => ({ reading: l.text, layer: evidence[i] })));
         let k = 0;
         const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {
           const crop = crops[k];
@@ -225,14 +243,19 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
             const words = opts.words || opts.chars ? { words: [opts.chars ? { ...whole, chars: [] } : whole] } : {};
             return { box: l.box, text: f.text, confidence: f.confidence, formula: 'latex' as const, ...words };
           }
+          const found = inlineRead.get(k - 1);
+          const layerLine = evidence?.[k - 1];
+          if (layer && layerHolds && !found && verdict === 'text' && !line.unread && layerWins(line.text, layerLine, line.fit)) {
+            const words = opts.words || opts.chars ? { words: layerWords(layer, l.band, line.confidence, Boolean(opts.chars)) } : {};
+            return { box: l.box, text: layerLine, confidence: line.confidence, textLayer: true, ...words, ...monospace(line.glyphs, crop, l.box) };
+          }
           // (Glyphs are aligned for the formulas within lines too; words only where asked for.)
           const words = line.glyphs && (opts.words || opts.chars) ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
           const fallback = verdict === 'fallback' ? { formula: 'fallback' as const } : {};
           const confidence = verdict === 'fallback' ? Math.min(line.confidence, FALLBACK_CONFIDENCE) : line.confidence;
           const why = line.unread ? null : distrust(line);
           const untrusted = why ? { unreadable: true, distrust: why } : {};
-          const out: LineOut = { box: l.box, text: line.text, confidence, ...(line.unread ? { unread: true } : {}), ...untrusted, ...words, ...fallback };
-          const found = inlineRead.get(k - 1);
+          const out: LineOut = { box: l.box, text: line.text, confidence, ...(line.unread ? { unread: true } : {}), ...untrusted, ...words, ...fallback, ...monospace(line.glyphs, crop, l.box) };
           return found ? withInlineFormulas(out, found) : out;
         }));
         const done = inSourceFrame(withWarnings(assemblePage(index, layout, texts, opts), texts.flat(), layout.lineHeight), frame);

@@ -88,6 +88,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
       decoding: job.input.decoding,
       dropHeadersFooters: job.input.dropHeadersFooters,
       ...(job.input.scriptGate === false ? { scriptGate: false } : {}),
+      ...(job.input.textLayer === false ? { textLayer: false } : {}),
       formulas: job.input.formulas === false ? null : (deps.formulas ?? null),
       ...(deps.limits ? { limits: deps.limits } : {}),
       signal,

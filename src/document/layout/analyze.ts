@@ -9,11 +9,12 @@
 import type { GrayPage } from '../decode-image.js';
 import { binarize, type Box, columnInk, firstInk, inkCount, type InkMap, lastInk, removeRules, type Rule, unionBox, wordsOf } from './ink.js';
 import { foldFormulaParts, lineBands, median, padLine, rowProfile } from './lines.js';
+import { markBoxed } from './boxes.js';
 import { takeOutCaptions } from './captions.js';
 import { takeOutPictures } from './pictures.js';
 import { type LayoutLine, type LayoutTable, tableGrid } from './table-grid.js';
 
-export const BLOCK_TYPES = ['heading', 'paragraph', 'list_item', 'table', 'figure', 'formula', 'page_header', 'page_footer', 'page_number'] as const;
+export const BLOCK_TYPES = ['heading', 'paragraph', 'list_item', 'code', 'table', 'figure', 'formula', 'page_header', 'page_footer', 'page_number'] as const;
 export type BlockType = (typeof BLOCK_TYPES)[number];
 
 export type { LayoutLine, LayoutTable, TableSpan } from './table-grid.js';
@@ -25,6 +26,8 @@ export interface LayoutBlock {
   /** Heading level, 1 for the largest type. */
   level?: number;
   table?: LayoutTable;
+  /** Set between two rules, as a note or a warning is (boxes.ts). */
+  boxed?: boolean;
 }
 
 export interface PageLayout {
@@ -156,12 +159,47 @@ function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): 
 /** A gutter narrower than a line height: how tall its region, how wide it and the parts it separates (in lines). */
 const NARROW_GUTTER = { minHeight: 8, minWidth: 0.5, minPart: 8 };
 
+/** An ornament: at most this many line heights wide, at least this many tall, and the text beside it this wide. */
+const ORNAMENT = { maxWidth: 4, minHeight: 1.8, minText: 6 };
+
+/**
+ * The gap beside an ornament at a region's left or right edge: an icon or a mark set beside a boxed note, as tall
+ * as two or more of its lines and one unbroken mass of ink, closer to the text than a gutter. Left in, it joins
+ * the note's lines into one band read as garbage.
+ */
+function ornamentGap(ink: InkMap, r: Box, lh: number): [number, number] | null {
+  if (r.height < ORNAMENT.minHeight * lh) return null;
+  const cols = columnInk(ink, r);
+  const minGap = Math.max(4, Math.round(0.3 * lh));
+  const side = (from: number, step: 1 | -1): [number, number] | null => {
+    let x = from;
+    while (x >= 0 && x < r.width && cols[x] > 0) x += step;
+    const inkEnd = x;
+    while (x >= 0 && x < r.width && cols[x] === 0) x += step;
+    const width = Math.abs(inkEnd - from);
+    if (Math.abs(x - inkEnd) < minGap || x < 0 || x >= r.width || width > ORNAMENT.maxWidth * lh) return null;
+    const [a, b] = step === 1 ? [inkEnd, x] : [x + 1, inkEnd + 1];
+    const mark = trim(ink, step === 1 ? { x: r.x, y: r.y, width: a, height: r.height } : { x: r.x + b, y: r.y, width: r.width - b, height: r.height });
+    const text = trim(ink, step === 1 ? { x: r.x + b, y: r.y, width: r.width - b, height: r.height } : { x: r.x, y: r.y, width: a, height: r.height });
+    if (!mark || !text || mark.height < ORNAMENT.minHeight * lh || text.width < ORNAMENT.minText * lh) return null;
+    // One mass: every row of the mark inked (a column of list bullets or line numbers has gaps between lines).
+    const rows = rowProfile(ink, mark);
+    for (let y = mark.y; y < mark.y + mark.height; y++) if (!rows[y]) return null;
+    // Beside two lines or more and taller than they are: a letter of large type is no taller than its line.
+    const beside = lineBands(ink, text, lh).filter((t) => t.y < mark.y + mark.height && mark.y < t.y + t.height);
+    return beside.length >= 2 && mark.height >= 1.5 * median(beside.map((t) => t.height)) ? [a, b] : null;
+  };
+  return side(0, 1) ?? side(r.width - 1, -1);
+}
+
 function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; height: number }, vrules: readonly Box[], depth = 0): Leaf[] {
   const r = trim(ink, region);
   if (!r) return [];
   if (depth > 40) return [{ kind: 'block', box: r }];
   // Column gutters first: a gap that runs the full height of the region.
-  const vgaps = verticalGaps(ink, r, lh, vrules);
+  const found = verticalGaps(ink, r, lh, vrules);
+  const ornament = found.length ? null : ornamentGap(ink, r, lh);
+  const vgaps = ornament ? [ornament] : found;
   if (vgaps.length) {
     const parts: Box[] = [];
     let x = r.x;
@@ -172,7 +210,7 @@ function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; heig
     parts.push({ x, y: r.y, width: r.x + r.width - x, height: r.height });
     // Slivers between doubled rules (what rule removal leaves of them) are not columns.
     const real = parts.filter((p) => p.width >= 0.5 * lh && lineBands(ink, p, lh).length > 0);
-    if (real.length >= 2 && looksLikeTable(ink, real, page, lh)) return [{ kind: 'table', box: r, parts: real }];
+    if (!ornament && real.length >= 2 && looksLikeTable(ink, real, page, lh)) return [{ kind: 'table', box: r, parts: real }];
     return parts.flatMap((p) => xyCut(ink, p, lh, page, vrules, depth + 1));
   }
   // Then paragraph gaps: wider than the gap between two lines of one paragraph.
@@ -391,7 +429,9 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     // taller than any title.
     const tall = box.height > 2.5 * pageLh;
     const isType = (): boolean => lineH <= 3.5 * pageLh && bands.every((b) => splitLikeType(ink, b));
-    if (!bands.length || (tall && inkDensity(ink, box) > 0.3 && !isType()) || (box.height > 4 * pageLh && lineH > 3.5 * pageLh)) {
+    // An ornament (an icon cut from beside a note): one band as tall as two lines, no letters apart in it.
+    const ornament = bands.length === 1 && lineH >= ORNAMENT.minHeight * pageLh && box.width <= ORNAMENT.maxWidth * pageLh && !splitLikeType(ink, bands[0]);
+    if (!bands.length || ornament || (tall && inkDensity(ink, box) > 0.3 && !isType()) || (box.height > 4 * pageLh && lineH > 3.5 * pageLh)) {
       blocks.push({ type: 'figure', box, lines: [] });
       continue;
     }
@@ -410,6 +450,7 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     blocks.push({ type, box, lines, ...(level ? { level } : {}) });
   }
   consolidateTables(blocks, ink, pageLh, page, hrules);
+  markBoxed(blocks, hrules, pageLh);
   // Each picture (and its caption) follows the first block, in reading order, that its top sits beside (the
   // text it interrupts), or else precedes the first block below it in its span.
   pictures.forEach((pic, i) => {

@@ -174,7 +174,7 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
     merged.push({ segs: [...segs], bands: [bands[i]] });
   });
   if (carried) merged.push(carried);
-  rows = merged.map((m) => m.segs);
+  rows = ruledRows(merged, rules, region, lh).map((m) => m.segs);
   const cells: LayoutLine[][][] = rows.map(() => cols.map(() => []));
   const spans: TableSpan[] = [];
   /** The columns a rule just under this cell covers (at least half of each), if it is the only cell of its row over it. */
@@ -208,6 +208,35 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
   // Where the first row heads the stub column too ("Source"), a row under it with an empty stub is a band within
   // the body, not more header.
   return { rows: cells.length, cols: cols.length, cells, spans, headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows };
+}
+
+/** A table is ruled row by row when at least this many rules run across it between its lines. */
+const RULED_ROWS = 2;
+
+/**
+ * Rows of a table ruled row by row: the lines between two rules are one row, however many lines its cells hold (a
+ * cell of two lines is one cell, not two rows with a hole in each).
+ */
+function ruledRows<T extends { segs: Segment[]; bands: Box[] }>(rows: T[], rules: readonly Box[], region: Box, lh: number): T[] {
+  if (rows.length < 2) return rows;
+  const top = rows[0].bands[0].y;
+  const last = rows[rows.length - 1].bands;
+  const bottom = last[last.length - 1].y + last[last.length - 1].height;
+  const across = rules.filter((r) => r.x <= region.x + 0.1 * region.width && r.x + r.width >= region.x + 0.9 * region.width && r.y > top && r.y < bottom).map((r) => r.y);
+  // Ruled row by row, not only under its header or round a band: a rule for about every row that starts a label.
+  const left = Math.min(...rows.flatMap((r) => r.segs.map((s) => s.x0)));
+  const labelled = rows.filter((r) => r.segs.some((s) => s.x0 <= left + lh)).length;
+  if (across.length < RULED_ROWS || across.length + 1 < 0.6 * labelled) return rows;
+  const slot = (row: T): number => across.filter((y) => y <= row.bands[0].y).length;
+  const out: T[] = [];
+  for (const row of rows) {
+    const prev = out[out.length - 1];
+    if (prev && slot(prev) === slot(row)) {
+      prev.segs.push(...row.segs);
+      prev.bands.push(...row.bands);
+    } else out.push({ ...row, segs: [...row.segs], bands: [...row.bands] });
+  }
+  return out;
 }
 
 /**
