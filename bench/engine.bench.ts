@@ -9,10 +9,10 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Engine } from '../src/engine/engine.js';
-import { KvCache } from '../src/engine/kv-cache.js';
-import type { GrayCrop } from '../src/engine/preprocess.js';
-import { decoderStep } from '../src/engine/decoder-step.js';
-import { runVision } from '../src/engine/vision.js';
+import { KvCache } from '../src/engine/decode/kv-cache.js';
+import type { GrayCrop } from '../src/engine/vision/preprocess.js';
+import { decoderStep } from '../src/engine/decode/decoder-step.js';
+import { runVision } from '../src/engine/vision/visual-state.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
 import { benchArgs, benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
 

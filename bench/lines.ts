@@ -8,7 +8,7 @@ import { cropLine, cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
 import type { Engine } from '../src/engine/engine.js';
-import type { GrayCrop } from '../src/engine/preprocess.js';
+import type { GrayCrop } from '../src/engine/vision/preprocess.js';
 import { tesseractRead } from '../src/eval/tesseract.js';
 
 export const ROOT = resolve(new URL('../..', import.meta.url).pathname);

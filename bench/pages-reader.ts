@@ -13,9 +13,9 @@ import '../src/cli/tiering.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Precision } from '../src/engine/bundle.js';
+import type { Precision } from '../src/engine/bundle/bundle.js';
 import { Engine } from '../src/engine/engine.js';
-import type { DecodingOptionsInput } from '../src/engine/options.js';
+import type { DecodingOptionsInput } from '../src/engine/strategies/options.js';
 import { FormulaReader } from '../src/worker/formula-reader.js';
 import { type DocumentReading, readDocument, type StageTimes } from '../src/worker/read-document.js';
 import { ROOT } from './lines.js';
@@ -64,7 +64,7 @@ await formulas?.engine();
 const loadSeconds = (performance.now() - t0) / 1000;
 // One warm-up read of the sample page (not an evaluation page), untimed: it fills onnxruntime's arenas and, on a
 // machine that has none cached yet, measures the forward-cost table `auto` draft lengths use (a few seconds, once
-// per machine: src/engine/cost-cache.ts).
+// per machine: src/engine/decode/cost-cache.ts).
 const tw = performance.now();
 await readDocument(engine, readFileSync(join(ROOT, 'examples', 'sample-page.png')), 'sample-page.png', { decoding, formulas });
 const warmSeconds = (performance.now() - tw) / 1000;

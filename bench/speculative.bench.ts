@@ -10,7 +10,7 @@
  *   npm run bench:spec -- --model /tmp/cand --only diffusion,dual --out /tmp/cand.json   # a candidate bundle's rows
  */
 import { Engine } from '../src/engine/engine.js';
-import type { DecodingOptionsInput } from '../src/engine/options.js';
+import type { DecodingOptionsInput } from '../src/engine/strategies/options.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
 import { benchArgs, benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';

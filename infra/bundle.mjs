@@ -23,7 +23,7 @@ await build({
   absWorkingDir: root,
   entryPoints: {
     main: 'dist/src/cli/main.js',
-    'vision-worker': 'dist/src/engine/vision-worker.js',
+    'vision-worker': 'dist/src/engine/vision/vision-worker.js',
     'layout-worker': 'dist/src/document/layout/layout-worker.js',
     // The GPU bench, so that bench/gpu.sh carries this folder and the external modules alone.
     'gpu-bench': 'dist/bench/gpu.bench.js',

@@ -1,10 +1,10 @@
 /**
  * How a job is decoded, chosen per request. Every choice and parameter here is derived from the engine's
- * registry (src/engine/registry.ts): a drafter or verifier added there is an enum value here, and a strategy's
+ * registry (src/engine/strategies/registry.ts): a drafter or verifier added there is an enum value here, and a strategy's
  * parameters are an input of their own, with the same ranges the engine checks.
  */
-import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, DRAFT_LENGTH, knobNumber, knobRange, MAX_REFERENCE_CHARS, VISUAL_KEEP } from '../src/engine/options.js';
-import { drafterSpecs, type Knob, parameterGroups, verifierSpecs } from '../src/engine/registry.js';
+import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, DRAFT_LENGTH, knobNumber, knobRange, MAX_REFERENCE_CHARS, VISUAL_KEEP } from '../src/engine/strategies/options.js';
+import { drafterSpecs, type Knob, parameterGroups, verifierSpecs } from '../src/engine/strategies/registry.js';
 import { builder } from './builder.js';
 
 /** A strategy's name as a GraphQL enum value: "dual-diffusion" is DUAL_DIFFUSION. */

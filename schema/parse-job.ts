@@ -1,5 +1,5 @@
 /** A parse job, and the root fields that create, read, list and cancel jobs. */
-import type { DecodingOptions } from '../src/engine/options.js';
+import type { DecodingOptions } from '../src/engine/strategies/options.js';
 import { type JobRecord, type JobResult, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job-record.js';
 import { searchablePdfPath } from '../src/resolvers/downloads.js';
 import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';

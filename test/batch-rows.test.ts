@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Bundle, closeBundle, loadBundle } from '../src/engine/bundle.js';
-import { decoderStep } from '../src/engine/decoder-step.js';
-import { FloatPool } from '../src/engine/float-pool.js';
-import { KvCache } from '../src/engine/kv-cache.js';
-import type { Pending } from '../src/engine/sequence.js';
-import { splitPass, type VisionPass } from '../src/engine/vision-pass.js';
-import { keepVisualRows, runVision, type VisualState } from '../src/engine/vision.js';
+import { type Bundle, closeBundle, loadBundle } from '../src/engine/bundle/bundle.js';
+import { decoderStep } from '../src/engine/decode/decoder-step.js';
+import { FloatPool } from '../src/engine/decode/float-pool.js';
+import { KvCache } from '../src/engine/decode/kv-cache.js';
+import type { Pending } from '../src/engine/decode/sequence.js';
+import { splitPass, type VisionPass } from '../src/engine/vision/group-pass.js';
+import { keepVisualRows, runVision, type VisualState } from '../src/engine/vision/visual-state.js';
 
 const L = 2;
 const H = 2;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ctcLogSoftmax } from '../src/engine/ctc-head.js';
-import { CtcPrefixScorer, WINDOW } from '../src/engine/ctc-prefix.js';
+import { ctcLogSoftmax } from '../src/engine/ctc/head.js';
+import { CtcPrefixScorer, WINDOW } from '../src/engine/ctc/prefix.js';
 
 const BLANK = 0;
 

@@ -6,10 +6,10 @@ import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
-import { resolveDecoding } from '../src/engine/options.js';
-import { JOINT_CTC_WEIGHT } from '../src/engine/registry.js';
-import type { GrayCrop } from '../src/engine/preprocess.js';
-import { RelaxedVerifier } from '../src/engine/verifiers/relaxed.js';
+import { resolveDecoding } from '../src/engine/strategies/options.js';
+import { JOINT_CTC_WEIGHT } from '../src/engine/strategies/registry.js';
+import type { GrayCrop } from '../src/engine/vision/preprocess.js';
+import { RelaxedVerifier } from '../src/engine/strategies/verifiers/relaxed.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
 describe('decoding options are validated per request', () => {

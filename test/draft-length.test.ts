@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CostTable, DraftLengthPolicy, MAX_DRAFT_LENGTH, planDepths } from '../src/engine/draft-length.js';
-import { monotone } from '../src/engine/calibrate.js';
+import { CostTable, DraftLengthPolicy, MAX_DRAFT_LENGTH, planDepths } from '../src/engine/strategies/draft-length.js';
+import { monotone } from '../src/engine/decode/calibrate.js';
 
 /** A forward of T tokens per row costing 1 + 0.1 (T - 1) ms at batch 1, as a small model's does on a CPU. */
 const costs = new CostTable([1, 2, 4, 8, 16, 32].map((perRow) => ({ batch: 1, perRow, ms: 1 + 0.1 * (perRow - 1) })));

@@ -4,17 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DraftingContext } from '../src/engine/drafting-context.js';
-import { depths, type Draft, type ForwardView, leavesOf, type RowLogits } from '../src/engine/draft.js';
-import { CtcDrafter } from '../src/engine/drafters/ctc.js';
-import { DiffusionDrafter } from '../src/engine/drafters/diffusion.js';
-import { type Drafter, type SequenceView, trieOf } from '../src/engine/drafters/drafter.js';
-import { TokenIndex } from '../src/engine/drafters/lookup.js';
-import { Tokenizer } from '../src/engine/tokenizer.js';
-import { GreedyVerifier } from '../src/engine/verifiers/greedy.js';
-import { RelaxedVerifier } from '../src/engine/verifiers/relaxed.js';
-import { TreeVerifier } from '../src/engine/verifiers/tree.js';
-import type { Verifier } from '../src/engine/verifiers/verifier.js';
+import { DraftingContext } from '../src/engine/strategies/drafting-context.js';
+import { depths, type Draft, type ForwardView, leavesOf, type RowLogits } from '../src/engine/strategies/draft.js';
+import { CtcDrafter } from '../src/engine/strategies/drafters/ctc.js';
+import { DiffusionDrafter } from '../src/engine/strategies/drafters/diffusion.js';
+import { type Drafter, type SequenceView, trieOf } from '../src/engine/strategies/drafters/drafter.js';
+import { TokenIndex } from '../src/engine/strategies/drafters/lookup.js';
+import { Tokenizer } from '../src/engine/bundle/tokenizer.js';
+import { GreedyVerifier } from '../src/engine/strategies/verifiers/greedy.js';
+import { RelaxedVerifier } from '../src/engine/strategies/verifiers/relaxed.js';
+import { TreeVerifier } from '../src/engine/strategies/verifiers/tree.js';
+import type { Verifier } from '../src/engine/strategies/verifiers/verifier.js';
 
 const VOCAB = ['<pad>', '<bos>', '<eos>', '<mask>', '<unk>', ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))];
 const tok = new Tokenizer(VOCAB, { pad: 0, bos: 1, eos: 2, mask: 3, unk: 4, ctcBlank: 0 });

@@ -6,17 +6,17 @@ import { after, before, describe, it } from 'node:test';
 import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
-import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig, visionThreads } from '../src/engine/bundle.js';
+import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig, visionThreads } from '../src/engine/bundle/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
-import { checkGolden } from '../src/engine/golden.js';
-import { ctcLogSoftmax } from '../src/engine/ctc-head.js';
-import { type GrayCrop, packBatch } from '../src/engine/preprocess.js';
-import { tokenLimit } from '../src/engine/sequence.js';
-import { runVision } from '../src/engine/vision.js';
-import { CHUNK_COLUMNS, chunkByColumns } from '../src/engine/vision-chunks.js';
-import { RestartingVision } from '../src/engine/vision-runner.js';
-import { startSpareVisionThread, takeSpareVisionThread } from '../src/engine/vision-thread.js';
+import { checkGolden } from '../src/engine/bundle/golden.js';
+import { ctcLogSoftmax } from '../src/engine/ctc/head.js';
+import { type GrayCrop, packBatch } from '../src/engine/vision/preprocess.js';
+import { tokenLimit } from '../src/engine/decode/sequence.js';
+import { runVision } from '../src/engine/vision/visual-state.js';
+import { CHUNK_COLUMNS, chunkByColumns } from '../src/engine/vision/chunks.js';
+import { RestartingVision } from '../src/engine/vision/runner.js';
+import { startSpareVisionThread, takeSpareVisionThread } from '../src/engine/vision/thread.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
 const BUNDLE_FILES = ['config.json', 'vision.onnx', 'vision.int8.onnx', 'decoder.onnx', 'mtp.onnx', 'pmtp.onnx', 'golden.json'];
@@ -77,7 +77,7 @@ describe('the shipped model bundle', () => {
         const crops = (await cropLines(page, findLines(page), bundle.config.image)).slice(0, 5);
         const vis = await runVision(bundle, { crops });
         const vocab = vis.ctcLogProbs.length / (vis.batch * vis.visual);
-        // Normalised already: the engine's own log-softmax (ctc-head.ts) moves no real frame, and its means are the graph's.
+        // Normalised already: the engine's own log-softmax (ctc/head.ts) moves no real frame, and its means are the graph's.
         const again = vis.ctcLogProbs.slice();
         const means = ctcLogSoftmax(again, vis.mask, vis.batch, vis.visual);
         let moved = 0;

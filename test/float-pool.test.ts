@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FloatPool, sizeClass } from '../src/engine/float-pool.js';
+import { FloatPool, sizeClass } from '../src/engine/decode/float-pool.js';
 
 describe('recycled buffers for the batch state', () => {
   it('a buffer handed back is reused for a similar size, and comes back zeroed', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isMonospace } from '../src/document/monospace.js';
 import type { LayerChar } from '../src/document/source.js';
-import { ctcLogLikelihood } from '../src/engine/ctc-score.js';
+import { ctcLogLikelihood } from '../src/engine/ctc/score.js';
 import { layerAgrees, layerText, layerWins } from '../src/worker/text-layer.js';
 
 /** Every labelling of `frames` frames over `vocab` labels that collapses (repeats merged, blanks dropped) to `targets`. */

@@ -4,18 +4,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { closeBundle, loadBundle, type Bundle } from '../src/engine/bundle.js';
-import { DraftingContext } from '../src/engine/drafting-context.js';
-import type { Drafter } from '../src/engine/drafters/drafter.js';
+import { closeBundle, loadBundle, type Bundle } from '../src/engine/bundle/bundle.js';
+import { DraftingContext } from '../src/engine/strategies/drafting-context.js';
+import type { Drafter } from '../src/engine/strategies/drafters/drafter.js';
 import { Engine } from '../src/engine/engine.js';
-import { decodeGreedy } from '../src/engine/greedy.js';
-import { SpecMetrics } from '../src/engine/metrics.js';
-import type { DecodingOptionsInput } from '../src/engine/options.js';
-import { Scheduler } from '../src/engine/scheduler.js';
-import { GreedyVerifier } from '../src/engine/verifiers/greedy.js';
-import { TreeVerifier } from '../src/engine/verifiers/tree.js';
-import type { Verifier } from '../src/engine/verifiers/verifier.js';
-import { runVision } from '../src/engine/vision.js';
+import { decodeGreedy } from '../src/engine/decode/greedy.js';
+import { SpecMetrics } from '../src/engine/decode/metrics.js';
+import type { DecodingOptionsInput } from '../src/engine/strategies/options.js';
+import { Scheduler } from '../src/engine/decode/scheduler.js';
+import { GreedyVerifier } from '../src/engine/strategies/verifiers/greedy.js';
+import { TreeVerifier } from '../src/engine/strategies/verifiers/tree.js';
+import type { Verifier } from '../src/engine/strategies/verifiers/verifier.js';
+import { runVision } from '../src/engine/vision/visual-state.js';
 import { EmptyDrafter, MalformedTreeDrafter, OverlongDrafter, RandomDrafter } from './helpers/adversarial-drafters.js';
 import { EVAL_DIR, realLines, type TestLine } from './helpers/eval-lines.js';
 

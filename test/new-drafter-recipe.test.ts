@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import type { Draft } from '../src/engine/draft.js';
-import type { Drafter, SequenceView } from '../src/engine/drafters/drafter.js';
-import { registerDrafter } from '../src/engine/registry.js';
+import type { Draft } from '../src/engine/strategies/draft.js';
+import type { Drafter, SequenceView } from '../src/engine/strategies/drafters/drafter.js';
+import { registerDrafter } from '../src/engine/strategies/registry.js';
 import { ApiClient } from './helpers/api-client.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 

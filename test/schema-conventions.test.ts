@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type GraphQLNamedType, isEnumType, isInputObjectType, isInterfaceType, isObjectType, getNamedType, type GraphQLField, type GraphQLInputField } from 'graphql';
 import { schema } from '../schema/index.js';
-import { drafterSpecs, verifierSpecs } from '../src/engine/registry.js';
+import { drafterSpecs, verifierSpecs } from '../src/engine/strategies/registry.js';
 
 const ours = (t: GraphQLNamedType): boolean => !t.name.startsWith('__');
 const fieldsOf = (t: GraphQLNamedType): (GraphQLField<unknown, unknown> | GraphQLInputField)[] =>

@@ -13,12 +13,12 @@ import { promisify } from 'node:util';
 import * as ort from 'onnxruntime-node';
 import { decodeImage } from '../src/document/decode-image.js';
 import { cropLineImage } from '../src/document/line-image.js';
-import { closeBundle, DEFAULT_BUNDLE, loadBundle } from '../src/engine/bundle.js';
-import { autoCandidates, vulkanDrivers } from '../src/engine/device.js';
+import { closeBundle, DEFAULT_BUNDLE, loadBundle } from '../src/engine/bundle/bundle.js';
+import { autoCandidates, vulkanDrivers } from '../src/engine/bundle/device.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
-import type { DecodingOptionsInput } from '../src/engine/options.js';
-import type { GrayCrop } from '../src/engine/preprocess.js';
+import type { DecodingOptionsInput } from '../src/engine/strategies/options.js';
+import type { GrayCrop } from '../src/engine/vision/preprocess.js';
 import { loadLineSet } from '../src/eval/line-sets.js';
 import { EVAL_DIR, modelSpec } from './helpers/eval-lines.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
@@ -66,7 +66,7 @@ describe('the engine on WebGPU', { skip }, () => {
       const picked = Array.from({ length: 20 }, (_, i) => all[Math.floor((i * all.length) / 20)]);
       lines = await Promise.all(picked.map(async (l) => cropLineImage(await decodeImage(readFileSync(l.image), l.image), modelSpec(cpu))));
     } else {
-      const { goldenCrops } = await import('../src/engine/warm-up.js');
+      const { goldenCrops } = await import('../src/engine/bundle/warm-up.js');
       lines = goldenCrops(cpu.bundle);
     }
   });
@@ -133,7 +133,7 @@ describe('a device asked for and absent', () => {
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /webgpu was requested but is not available: .*adapter/);
-    const code = `import { loadBundle } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'engine', 'bundle.js'))};
+    const code = `import { loadBundle } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'engine', 'bundle', 'bundle.js'))};
       try { await loadBundle(undefined, { device: 'webgpu' }); console.log('opened'); } catch (e) { console.log(e.code); }`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, VK_DRIVER_FILES: '/nonexistent/icd.json' } });
     assert.equal(stdout.trim().split('\n').at(-1), 'DEVICE_UNAVAILABLE');

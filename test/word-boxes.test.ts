@@ -23,7 +23,7 @@ import type { Box } from '../src/document/layout/ink.js';
 import { turnPage, type Turn } from '../src/document/orientation.js';
 import { toSourceBox } from '../src/document/page-geometry.js';
 import type { WordOut } from '../src/document/word-boxes.js';
-import { forceAlign } from '../src/engine/ctc-align.js';
+import { forceAlign } from '../src/engine/ctc/align.js';
 import { Engine } from '../src/engine/engine.js';
 import { ned } from '../src/eval/ned.js';
 import { configFromEnv } from '../src/server/config.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { Engine } from '../src/engine/engine.js';
-import type { DecodingOptionsInput } from '../src/engine/options.js';
+import type { DecodingOptionsInput } from '../src/engine/strategies/options.js';
 import type { Sequenced } from '../src/jobs/events.js';
 import { MemoryBlobStore } from '../src/jobs/blob-store.js';
 import { MemoryEventLog } from '../src/jobs/memory-event-log.js';

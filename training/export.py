@@ -38,7 +38,7 @@ from render import IMAGE_HEIGHT, MAX_WIDTH, READ_CHARS, READ_WIDTH, WIDTH_MULTIP
 FOCAL = [1, 2]
 OPSET = 17
 MAX_LEN = 160
-JOINT_CTC_WEIGHT = 0.7  # the engine's default (src/engine/options.ts)
+JOINT_CTC_WEIGHT = 0.7  # the engine's default (src/engine/strategies/options.ts)
 
 
 class Vision(torch.nn.Module):

@@ -1,5 +1,5 @@
 """Joint CTC/attention greedy decoding (Watanabe et al. 2017), as the engine's default `joint` verifier does it
-(src/engine/verifiers/joint.ts): at each position, over the decoder's top candidates, the token maximising
+(src/engine/strategies/verifiers/joint.ts): at each position, over the decoder's top candidates, the token maximising
 (1 - w) log p_decoder(c) + w [log P_ctc(prefix + c ...) - log P_ctc(prefix ...)], where P_ctc(prefix ...) is
 the CTC head's probability that the line's reading begins with the prefix; EOS scores the probability that the
 reading is exactly the prefix. Lines are capped as the engine caps them (visual tokens + 4).

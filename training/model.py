@@ -306,7 +306,7 @@ def visual_mask(widths, nv: int, stride: int = 4):
 def greedy_decode(model: OCRModel, pixels, widths, max_len: int, bos: int, eos: int, pick=None, chars_per_frame: float = 1.0):
     """Plain greedy AR decoding through the decoder contract (the same path the engine runs), with the engine's
     per-line cap: no more tokens than the line has visual tokens (times the bundle's charsPerFrame), plus 4
-    (greedy.ts, scheduler.ts), which also ends a runaway repetition where the engine would. `pick` (logits
+    (greedy.ts, decode/scheduler.ts), which also ends a runaway repetition where the engine would. `pick` (logits
     [B, vocab] -> ids [B]) replaces the argmax: grpo.py samples its readings through here."""
     b = pixels.shape[0]
     dev = pixels.device

@@ -1,6 +1,6 @@
 """Synthetic text lines: Debian's fonts, real-scan degradations, and the model's input normalisation.
 
-`normalise` is the contract with the engine (src/engine/preprocess.ts does the same): grey line crop,
+`normalise` is the contract with the engine (src/engine/vision/preprocess.ts does the same): grey line crop,
 height scaled to IMAGE_HEIGHT, contrast stretched so ink is 1 and paper is 0, width padded with 0.
 """
 import glob

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { decodeImage } from '../dist/src/document/decode-image.js';
 import { cropLineImage } from '../dist/src/document/line-image.js';
 import { Engine } from '../dist/src/engine/engine.js';
-import { realFrames } from '../dist/src/engine/script-gate.js';
-import { runVision } from '../dist/src/engine/vision.js';
+import { realFrames } from '../dist/src/engine/ctc/script-gate.js';
+import { runVision } from '../dist/src/engine/vision/visual-state.js';
 
 const [dir, bundle] = process.argv.slice(2);
 const engine = await Engine.open(bundle);

@@ -9,7 +9,7 @@ Inputs are script_lines.py's lines and script_features.mjs's features of them (t
     /usr/bin/python3 training/script_gate.py --train /tmp/sl-train /tmp/sl-train2 --test /tmp/sl-test [--write models/specula-line-base]
 
 It prints the held-out synthetic lines' rates per script and, with --write, puts the probe into the bundle's
-config.json as `scriptGate` (engine/script-gate.ts reads it). The probe is small (one weight per vocabulary entry),
+config.json as `scriptGate` (engine/ctc/script-gate.ts reads it). The probe is small (one weight per vocabulary entry),
 so it is fitted here in numpy, on the CPU, in seconds.
 """
 import argparse

@@ -1,8 +1,8 @@
 /** `specula check-bundle DIR`: onnxruntime's outputs against the bundle's golden.json, for every precision it ships. */
 import { parseArgs } from 'node:util';
-import { bundlePrecisions, closeBundle, DEFAULT_BUNDLE, loadBundle, readBundleConfig } from '../engine/bundle.js';
-import { isGpu, parseDeviceChoice } from '../engine/device.js';
-import { checkGolden } from '../engine/golden.js';
+import { bundlePrecisions, closeBundle, DEFAULT_BUNDLE, loadBundle, readBundleConfig } from '../engine/bundle/bundle.js';
+import { isGpu, parseDeviceChoice } from '../engine/bundle/device.js';
+import { checkGolden } from '../engine/bundle/golden.js';
 
 export async function checkBundleCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { device: { type: 'string', default: 'cpu' } } });

@@ -3,8 +3,8 @@
  * (`--top-k`), its range and default in the help, with no list kept here.
  */
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, type DecodingOptionsInput, DRAFT_LENGTH, knobRange, VISUAL_KEEP } from '../engine/options.js';
-import { drafterSpecs, type Knob, parameterGroups, verifierSpecs } from '../engine/registry.js';
+import { DEFAULT_DRAFTER, DEFAULT_VERIFIER, type DecodingOptionsInput, DRAFT_LENGTH, knobRange, VISUAL_KEEP } from '../engine/strategies/options.js';
+import { drafterSpecs, type Knob, parameterGroups, verifierSpecs } from '../engine/strategies/registry.js';
 
 type FlagOptions = Record<string, { type: 'string' }>;
 

@@ -87,7 +87,7 @@ async function helpFor(name: string): Promise<string> {
 
 /**
  * Whether this command will open an engine whose vision pass runs on a worker thread (CPU): then that thread is
- * started now, so that its start overlaps the command's own modules (engine/vision-thread.ts; README, "health and
+ * started now, so that its start overlaps the command's own modules (engine/vision/thread.ts; README, "health and
  * metrics", for what it saved).
  */
 function opensVisionThread(name: string, args: readonly string[]): boolean {
@@ -122,7 +122,7 @@ async function main(): Promise<void> {
     console.log(await helpFor(name));
     return;
   }
-  if (opensVisionThread(name, rest)) (await import('../engine/vision-thread.js')).startSpareVisionThread();
+  if (opensVisionThread(name, rest)) (await import('../engine/vision/thread.js')).startSpareVisionThread();
   try {
     process.exitCode = await cmd(rest);
   } catch (e) {

@@ -40,7 +40,7 @@ export interface LineOut {
   distrust?: Distrust;
   /**
    * Set where the page was found to be in a script the model never learnt and the gate flagged this line: its text
-   * is the CTC head's reading, not decoded (engine/script-gate.ts).
+   * is the CTC head's reading, not decoded (engine/ctc/script-gate.ts).
    */
   unread?: boolean;
   /** Asked for (word boxes): the line's words, left to right, with their boxes and confidences. */

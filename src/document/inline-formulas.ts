@@ -4,7 +4,7 @@
  * reader, and the line with its LaTeX in place of those words. A display formula (a line of its own) is
  * formula.ts's; this is the rest.
  */
-import type { Glyph } from '../engine/ctc-align.js';
+import type { Glyph } from '../engine/ctc/align.js';
 import type { LineOut } from './assemble.js';
 import { cropColumns, type LineCrop } from './crop-lines.js';
 import { MATH_SIGN } from './formula.js';

@@ -3,7 +3,7 @@
  * character (spaces counted) stands n pitches from the first, so their centres fall on one straight line. Prose
  * in a proportional font strays from any such line by a third of a character or more; code stays within a tenth.
  */
-import type { Glyph } from '../engine/ctc-align.js';
+import type { Glyph } from '../engine/ctc/align.js';
 
 /** Root-mean-square stray from the fitted pitch, in pitches, under which the line is monospace. */
 const EVEN = 0.1;

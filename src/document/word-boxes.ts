@@ -4,7 +4,7 @@
  * the ink there (a CTC frame marks where a character was decided, not its glyph's edges), and mapped from the
  * crop to the page. A word's confidence is the mean probability the decoder gave its characters.
  */
-import type { Glyph } from '../engine/ctc-align.js';
+import type { Glyph } from '../engine/ctc/align.js';
 import type { LineCrop } from './crop-lines.js';
 import type { Box } from './layout/ink.js';
 

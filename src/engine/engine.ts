@@ -2,22 +2,23 @@
  * The engine's front door: open a bundle, then read line crops with the decoding strategy each request
  * chooses. Lines of concurrent requests share the scheduler's batches; text comes back in the caller's order.
  */
-import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle.js';
-import { type Device, isGpu } from './device.js';
-import type { Glyph } from './ctc-align.js';
-import { ctcConfidence } from './ctc-confidence.js';
-import { DraftingContext } from './drafting-context.js';
+import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle/bundle.js';
+import { type Device, isGpu } from './bundle/device.js';
+import type { Glyph } from './ctc/align.js';
+import { ctcConfidence } from './ctc/confidence.js';
+import { DraftingContext } from './strategies/drafting-context.js';
 import { EngineError } from './errors.js';
-import { unreadScore } from './script-gate.js';
-import { SpecMetrics, type SpecMetricsSnapshot } from './metrics.js';
-import { goldenCrops } from './warm-up.js';
-import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './options.js';
-import { checkCrop, type GrayCrop, type ImageSpec } from './preprocess.js';
-import { createStrategies } from './registry.js';
-import { type ForwardObservation, Scheduler, type SchedulerOptions } from './scheduler.js';
-import type { EvidenceFit, LineOutput } from './sequence.js';
-import { runVisionChunks } from './vision.js';
-import { type CropPiece, cutWideCrop, joinPieces, MAX_PIECES, type PieceReading, PieceStream } from './wide-crops.js';
+import { unreadScore } from './ctc/script-gate.js';
+import { SpecMetrics, type SpecMetricsSnapshot } from './decode/metrics.js';
+import { goldenCrops } from './bundle/warm-up.js';
+import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './strategies/options.js';
+import { checkCrop, type GrayCrop, type ImageSpec } from './vision/preprocess.js';
+import { createStrategies } from './strategies/registry.js';
+import { type ForwardObservation, Scheduler, type SchedulerOptions } from './decode/scheduler.js';
+import type { EvidenceFit } from './ctc/score.js';
+import type { LineOutput } from './decode/sequence.js';
+import { runVisionChunks } from './vision/visual-state.js';
+import { type CropPiece, cutWideCrop, joinPieces, MAX_PIECES, type PieceReading, PieceStream } from './vision/wide-crops.js';
 
 export interface LineReading {
   text: string;
@@ -59,7 +60,7 @@ export interface ReadOptions {
   onTokens?: (index: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
   signal?: AbortSignal;
   /**
-   * Lines the bundle's script gate flags (engine/script-gate.ts) are read by the CTC head alone and marked `unread`
+   * Lines the bundle's script gate flags (engine/ctc/script-gate.ts) are read by the CTC head alone and marked `unread`
    * (a caller sets it for a page it has found to be in such a script). No effect on a bundle without a gate.
    */
   unreadScripts?: boolean;
@@ -78,7 +79,7 @@ export interface EngineOptions extends BundleOptions {
   /** Called after that release (a server passes V8's gc(): the memory is returned then, not at some later GC). */
   collect?: () => void;
   /**
-   * Lines the CTC head counts more characters on are read in pieces (wide-crops.ts); default the bundle's
+   * Lines the CTC head counts more characters on are read in pieces (vision/wide-crops.ts); default the bundle's
    * image.readChars. null: every line up to one vision pass wide is read whole, as the model reads it run directly.
    */
   readChars?: number | null;
@@ -143,7 +144,7 @@ export class Engine {
 
   /**
    * What a line crop must look like: the document layer scales crops to this. A line too long to read whole is read
-   * in pieces of up to `readWidth` columns (wide-crops.ts), so a crop may be MAX_PIECES times that wide.
+   * in pieces of up to `readWidth` columns (vision/wide-crops.ts), so a crop may be MAX_PIECES times that wide.
    */
   get imageSpec(): ImageSpec {
     const { height, widthMultiple, maxWidth } = this.bundle.config.image;
@@ -326,7 +327,7 @@ export class Engine {
     const { maxWidth, height } = this.bundle.config.image;
     const { readChars } = this;
     /**
-     * One line crop, whole or in pieces (wide-crops.ts). Wider than a vision pass takes: in pieces of readWidth.
+     * One line crop, whole or in pieces (vision/wide-crops.ts). Wider than a vision pass takes: in pieces of readWidth.
      * Otherwise whole, unless the CTC head reads more than readChars characters on it (the scheduler then sends it
      * back undecoded): then in pieces sized to hold about readChars each. Pieces are read the same way in turn.
      */

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import sharp from 'sharp';
 import { openSource } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
-import type { DecodingOptionsInput } from '../engine/options.js';
+import type { DecodingOptionsInput } from '../engine/strategies/options.js';
 import type { FormulaReader } from '../worker/formula-reader.js';
 import { readDocument } from '../worker/read-document.js';
 import { ned } from './ned.js';

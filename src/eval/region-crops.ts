@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { cropLine, type LineCropSpec } from '../document/crop-lines.js';
 import { decodeImage } from '../document/decode-image.js';
-import type { GrayCrop } from '../engine/preprocess.js';
+import type { GrayCrop } from '../engine/vision/preprocess.js';
 import { loadRegionSet } from './line-sets.js';
 
 export interface RegionCrops {

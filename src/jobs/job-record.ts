@@ -3,7 +3,7 @@ import type { PageOut } from '../document/assemble.js';
 import type { WordFormat } from '../document/formats/index.js';
 import { DOCUMENT_ERROR_CODES } from '../document/errors.js';
 import { ENGINE_ERROR_CODES } from '../engine/errors.js';
-import type { DecodingOptions, DecodingOptionsInput } from '../engine/options.js';
+import type { DecodingOptions, DecodingOptionsInput } from '../engine/strategies/options.js';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 

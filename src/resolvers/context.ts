@@ -2,7 +2,7 @@
  * What every resolver gets: who is asking (the tenant), the jobs, what the engine offers, and the limits.
  * The server builds one per request (and one per graphql-ws connection).
  */
-import type { DecodingOptions, DecodingOptionsInput, StrategyChoices } from '../engine/options.js';
+import type { DecodingOptions, DecodingOptionsInput, StrategyChoices } from '../engine/strategies/options.js';
 import type { Jobs } from '../jobs/jobs.js';
 
 export interface ModelInfo {

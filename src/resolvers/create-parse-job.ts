@@ -3,7 +3,7 @@
  * cannot work before anything is queued (size, page-range syntax and count, decoding options), then submit.
  * Whether the bytes are a readable document is the worker's to find out: that failure is the job's, typed.
  */
-import type { DecodingOptionsInput } from '../engine/options.js';
+import type { DecodingOptionsInput } from '../engine/strategies/options.js';
 import type { JobRecord, OutputFormat } from '../jobs/job-record.js';
 import type { RequestContext, TenantContext } from './context.js';
 import { apiError } from './errors.js';

@@ -1,6 +1,6 @@
 /** The server's settings, from the environment, validated once at start-up with errors that name the variable. */
 import * as z from 'zod';
-import { type Device, DEVICE_CHOICES, type DeviceChoice } from '../engine/device.js';
+import { type Device, DEVICE_CHOICES, type DeviceChoice } from '../engine/bundle/device.js';
 import type { EngineOptions } from '../engine/engine.js';
 import { FormulaReader } from '../worker/formula-reader.js';
 

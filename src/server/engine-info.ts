@@ -4,9 +4,9 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BundleConfig, Precision } from '../engine/bundle.js';
+import type { BundleConfig, Precision } from '../engine/bundle/bundle.js';
 import { EngineError } from '../engine/errors.js';
-import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding, strategies } from '../engine/options.js';
+import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding, strategies } from '../engine/strategies/options.js';
 import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 

@@ -3,7 +3,7 @@
  * its latency, batch size and tokens committed per line. One registry per server (tests run several).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ForwardObservation } from '../engine/scheduler.js';
+import type { ForwardObservation } from '../engine/decode/scheduler.js';
 
 export interface MetricSources {
   queueDepth(): Promise<number>;

@@ -10,7 +10,7 @@ import { hostname } from 'node:os';
 import { schema } from '../../schema/index.js';
 import { loadSharp } from '../document/sharp.js';
 import { DEFAULT_SOURCE_LIMITS } from '../document/source.js';
-import { type BundleConfig, choosePrecision, DEFAULT_BUNDLE, type Precision, readBundleConfig } from '../engine/bundle.js';
+import { type BundleConfig, choosePrecision, DEFAULT_BUNDLE, type Precision, readBundleConfig } from '../engine/bundle/bundle.js';
 import { Engine } from '../engine/engine.js';
 import { type Backends, createBackends } from '../jobs/backends.js';
 import type { WorkerStats } from '../jobs/fleet.js';

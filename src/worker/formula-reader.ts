@@ -6,10 +6,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../package-root.js';
-import { readBundleConfig } from '../engine/bundle.js';
+import { readBundleConfig } from '../engine/bundle/bundle.js';
 import { type EngineOptions, Engine } from '../engine/engine.js';
-import type { DecodingOptions, DecodingOptionsInput } from '../engine/options.js';
-import type { GrayCrop } from '../engine/preprocess.js';
+import type { DecodingOptions, DecodingOptionsInput } from '../engine/strategies/options.js';
+import type { GrayCrop } from '../engine/vision/preprocess.js';
 import type { LineReading } from '../engine/engine.js';
 
 /** The formula bundle shipped in this repository. */

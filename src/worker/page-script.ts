@@ -1,5 +1,5 @@
 /**
- * Whether a page is in a script the model never learnt, from the script gate's scores (engine/script-gate.ts) of
+ * Whether a page is in a script the model never learnt, from the script gate's scores (engine/ctc/script-gate.ts) of
  * the lines its orientation check already read. The gate errs on single lines (6.6% of held-out synthetic Latin lines,
  * 10.5% of receipt lines flagged); a page is judged only on several lines that agree, and only then are its lines
  * each read by the CTC head where the gate flags them (ReadOptions.unreadScripts).

@@ -11,7 +11,7 @@ import type { PreparedPage } from '../document/layout/off-thread.js';
 import { cropLineImage, lineImageTurn } from '../document/line-image.js';
 import { turnPage } from '../document/orientation.js';
 import type { Engine } from '../engine/engine.js';
-import type { GrayCrop } from '../engine/preprocess.js';
+import type { GrayCrop } from '../engine/vision/preprocess.js';
 import { inUnreadScript } from './page-script.js';
 
 /** Lines asked about: the longest ones, where the evidence is. */

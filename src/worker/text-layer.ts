@@ -1,6 +1,6 @@
 /**
  * A born-digital PDF's own text as evidence for its lines. Each line is offered the layer's characters drawn on its
- * band; the engine scores them against the CTC frames the line was read from (engine/ctc-score.ts). The layer's text
+ * band; the engine scores them against the CTC frames the line was read from (engine/ctc/score.ts). The layer's text
  * stands in for the reading only where the page's layer agrees with what the model read on most lines, and the
  * frames take it at least as well as the reading on this line. A layer that lies (words that are not drawn, text
  * under a picture, a scanner's bad OCR layer) fits the frames far worse and never passes.
@@ -9,7 +9,7 @@ import { distance } from 'fastest-levenshtein';
 import type { Box } from '../document/layout/ink.js';
 import type { LayerChar } from '../document/source.js';
 import type { CharOut, WordOut } from '../document/word-boxes.js';
-import type { EvidenceFit } from '../engine/sequence.js';
+import type { EvidenceFit } from '../engine/ctc/score.js';
 
 /** Natural-log units the layer's text may fit the frames worse than the reading (about one character in doubt). */
 const SLACK = 1;
@@ -23,7 +23,8 @@ function charsOn(chars: readonly LayerChar[], band: Box): LayerChar[] {
     const cx = c.x + c.width / 2;
     const cy = c.y + c.height / 2;
     // Half a line's height of slack either side: a character's box is its advance, wider than its ink.
-    return cy >= band.y && cy < band.y + band.height && cx >= band.x - 0.5 * band.height && cx < band.x + band.width + 0.5 * band.height;
+    const slack = 0.5 * band.height;
+    return cy >= band.y && cy < band.y + band.height && cx >= band.x - slack && cx < band.x + band.width + slack;
   }).sort((a, b) => a.x - b.x);
   return on.filter((c, i) => !(i && c.c === on[i - 1].c && Math.abs(c.x - on[i - 1].x) < 0.3 * Math.max(1, c.width)));
 }
@@ -57,11 +58,14 @@ export function layerWords(chars: readonly LayerChar[], band: Box, confidence: n
   const box = (cs: readonly LayerChar[]): Box => {
     const x = Math.min(...cs.map((c) => c.x));
     const y = Math.min(...cs.map((c) => c.y));
-    return { x: Math.round(x), y: Math.round(y), width: Math.round(Math.max(...cs.map((c) => c.x + c.width)) - x), height: Math.round(Math.max(...cs.map((c) => c.y + c.height)) - y) };
+    const right = Math.max(...cs.map((c) => c.x + c.width));
+    const bottom = Math.max(...cs.map((c) => c.y + c.height));
+    return { x: Math.round(x), y: Math.round(y), width: Math.round(right - x), height: Math.round(bottom - y) };
   };
   return wordsOn(chars, band).map((w) => {
     const chars: CharOut[] = w.map((c) => ({ text: c.c, box: box([c]), confidence }));
-    return { text: w.map((c) => c.c).join('').normalize('NFKC'), box: box(w), confidence, ...(withChars ? { chars } : {}) };
+    const text = w.map((c) => c.c).join('').normalize('NFKC');
+    return { text, box: box(w), confidence, ...(withChars ? { chars } : {}) };
   });
 }
 
@@ -80,5 +84,6 @@ export function layerAgrees(lines: readonly { reading: string; layer: string | u
 
 /** Whether the line's layer text should stand for its reading: it differs, and the frames take it as well. */
 export function layerWins(reading: string, layer: string | undefined, fit: EvidenceFit | undefined): layer is string {
-  return layer !== undefined && fit !== undefined && fold(layer) !== fold(reading) && fit.evidence >= fit.reading - SLACK;
+  if (layer === undefined || fit === undefined) return false;
+  return fold(layer) !== fold(reading) && fit.evidence >= fit.reading - SLACK;
 }

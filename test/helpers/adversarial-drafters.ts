@@ -1,6 +1,6 @@
 /** Drafters that propose junk on purpose: a lossless verifier must make them cost speed, never text. */
-import type { Draft } from '../../src/engine/draft.js';
-import type { Drafter, SequenceView } from '../../src/engine/drafters/drafter.js';
+import type { Draft } from '../../src/engine/strategies/draft.js';
+import type { Drafter, SequenceView } from '../../src/engine/strategies/drafters/drafter.js';
 
 /** A small deterministic PRNG so failures reproduce. */
 export function rng(seed: number): () => number {

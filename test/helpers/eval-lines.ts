@@ -6,7 +6,7 @@ import { decodeImage } from '../../src/document/decode-image.js';
 import { findLines } from '../../src/document/layout/lines.js';
 import { cropLineImage } from '../../src/document/line-image.js';
 import type { Engine } from '../../src/engine/engine.js';
-import type { GrayCrop } from '../../src/engine/preprocess.js';
+import type { GrayCrop } from '../../src/engine/vision/preprocess.js';
 import { loadLineSet } from '../../src/eval/line-sets.js';
 import { loadRegionCrops } from '../../src/eval/region-crops.js';
 import { ROOT, SAMPLE_PAGE, SAMPLE_TEXT } from './fixtures.js';
@@ -22,7 +22,7 @@ export interface TestLine {
 /**
  * What one vision pass takes: tests that hold the engine to the model run directly (the reference greedy loop, a
  * vision pass of their own) need crops the model reads whole, as wide lines were before the engine read them in
- * pieces (engine/wide-crops.ts, held to the same properties in wide-lines.test.ts).
+ * pieces (engine/vision/wide-crops.ts, held to the same properties in wide-lines.test.ts).
  */
 export function modelSpec(engine: Engine): Engine['imageSpec'] {
   return { ...engine.imageSpec, maxWidth: engine.bundle.config.image.maxWidth };

@@ -443,8 +443,8 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     else if (bands.length <= 3 && lineH >= 1.25 * pageLh) {
       type = 'heading';
       level = lineH >= 1.6 * pageLh ? 1 : 2;
-    } else if (bands.length <= 2 && box.width < 0.8 * page.width && median(bands.map((b) => inkDensity(ink, b))) >= 1.25 * typicalDensity) {
-      type = 'heading'; // bold, body-sized
+    } else if (bands.length <= 2 && box.width < 0.8 * page.width && Math.min(...bands.map((b) => inkDensity(ink, b))) >= 1.25 * typicalDensity) {
+      type = 'heading'; // bold, body-sized, every line of it (a bold label over a plain line is a note's, not a heading)
       level = 3;
     }
     blocks.push({ type, box, lines, ...(level ? { level } : {}) });
