@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -110,6 +110,25 @@ describe('specula parse', () => {
     assert.equal(sections[0], alone.stdout.trim(), 'a document reads the same beside others as alone');
     assert.equal(sections[2], sections[0]);
     assert.equal(sections[1], sections[3]);
+  });
+
+  it('reads a batch whose file names fill more than 15 KB of command line (onnxruntime crashed on such a command line)', async () => {
+    const page = await decodeImage(readFileSync(SAMPLE_PAGE), SAMPLE_PAGE);
+    const [box] = findLines(page);
+    const dir = mkdtempSync(join(tmpdir(), `specula-${'a'.repeat(80)}-`));
+    const line = join(dir, 'line.png');
+    await sharp(readFileSync(SAMPLE_PAGE)).extract({ left: box.x, top: box.y, width: box.width, height: box.height }).toFile(line);
+    const files = Array.from({ length: 150 }, (_, i) => join(dir, `scan-${String(i).padStart(3, '0')}.png`));
+    for (const f of files) symlinkSync(line, f);
+    assert.ok(files.join(' ').length > 15_000);
+    const { code, stdout, stderr } = await specula('parse', '--format', 'text', ...files);
+    assert.equal(code, 0, stderr);
+    const printed = stdout.trim().split('\n').filter(Boolean);
+    const lines = printed.filter((l) => !l.startsWith('==> '));
+    assert.equal(printed.length - lines.length, 150, 'a header per file');
+    assert.equal(lines.length, 150, 'one line of text per file');
+    assert.equal(new Set(lines).size, 1, 'each file read alike');
+    assert.deepEqual(readdirSync(tmpdir()).filter((f) => f.startsWith('specula-args-')), [], 'the handed-over arguments are removed');
   });
 
   it('--json reports the milliseconds of each stage of the page path', async () => {

@@ -3,6 +3,7 @@
 import './tiering.js';
 import module from 'node:module';
 import { softwareVersion } from '../version.js';
+import { commandArgs, rerunWithArgsFile } from './long-args.js';
 import { plainError } from './plain-error.js';
 
 const HELP: Record<string, string> = {
@@ -102,7 +103,12 @@ function opensVisionThread(name: string, args: readonly string[]): boolean {
 }
 
 async function main(): Promise<void> {
-  const [name, ...rest] = process.argv.slice(2);
+  const { args, tooLong } = commandArgs();
+  if (tooLong) {
+    process.exitCode = await rerunWithArgsFile(args);
+    return;
+  }
+  const [name, ...rest] = args;
   if (name === '--version' || name === '-v' || name === 'version') {
     console.log(softwareVersion());
     return;
