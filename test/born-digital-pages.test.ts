@@ -15,13 +15,13 @@ import { pdfOfImageWithLayer } from './helpers/pdfs.js';
 const DEBIAN = readFileSync(join(ROOT, 'test', 'fixtures', 'debian-reference.pdf'));
 const ARTICLE = readFileSync(join(ROOT, 'test', 'fixtures', 'article.png'));
 
-describe('a born-digital page with boxed notes, code and a ruled table', () => {
-  let engine: Engine;
-  before(async () => {
-    engine = await Engine.open();
-  });
-  after(() => engine.close());
+let engine: Engine;
+before(async () => {
+  engine = await Engine.open();
+});
+after(() => engine.close());
 
+describe('a born-digital page with boxed notes, code and a ruled table', () => {
   it('reads a warning box beside its icon as a note (a block quote), the icon a figure, and no line of it unreadable', async () => {
     const doc = await readDocument(engine, DEBIAN, 'debian-reference.pdf', { pages: '1' });
     const page = doc.pages[0];
@@ -68,12 +68,6 @@ describe('a born-digital page with boxed notes, code and a ruled table', () => {
 });
 
 describe('a scan whose invisible text layer lies', () => {
-  let engine: Engine;
-  before(async () => {
-    engine = await Engine.open();
-  });
-  after(() => engine.close());
-
   it('keeps the model\'s reading of a line whose layer says words that are not there, though the rest of the layer agrees', async () => {
     // The layer: what the model reads on the scan itself, one word of one line swapped for another of its length.
     const scan = await readDocument(engine, ARTICLE, 'article.png');
