@@ -148,7 +148,7 @@ describe('specula parse', () => {
     assert.match(bad.stderr, /\[INVALID_PRECISION\] precision must be one of fp32, int8/);
   });
 
-  it('--help per command and --version exit 0; a missing file and an unknown flag say so in words', async () => {
+  it('--help per command and --version exit 0; no command, a missing file and an unknown flag say so in words', async () => {
     const help = await specula('parse', '--help');
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage: specula parse FILE\.\.\./);
@@ -165,6 +165,9 @@ describe('specula parse', () => {
     const top = await specula('--help');
     assert.equal(top.code, 0);
     assert.match(top.stdout, /parse FILE\.\.\./);
+    const bare = await specula();
+    assert.equal(bare.code, 2, 'no command is a usage error');
+    assert.match(bare.stderr, /parse FILE\.\.\./);
     const missing = await specula('parse', '/no/such/page.png');
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr.trim(), 'specula parse: /no/such/page.png: no such file');
@@ -188,6 +191,14 @@ describe('specula parse', () => {
       assert.equal(code, 1, `${flag} ${value}`);
       assert.match(stderr, new RegExp(`${flag} must be a whole number`));
     }
+  });
+
+  it('a thread count past four a core is refused at once, from the flag or SPECULA_THREADS (100,000 once hung the host)', async () => {
+    const flag = await specula('parse', '--threads', '100000', SAMPLE_PAGE);
+    assert.equal(flag.code, 1);
+    assert.match(flag.stderr, /\[INVALID_OPTIONS\] threads must be a whole number from 1 to \d+ \(4 a core/);
+    const { stderr } = await run(process.execPath, [CLI, 'parse', SAMPLE_PAGE], { cwd: ROOT, env: { ...process.env, SPECULA_THREADS: '100000' } }).catch((e: { stderr: string }) => e);
+    assert.match(stderr, /threads must be a whole number from 1 to/);
   });
 });
 

@@ -113,7 +113,13 @@ async function main(): Promise<void> {
     console.log(softwareVersion());
     return;
   }
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
+  if (!name) {
+    // No command is a usage error, as an unknown one is: a script that forgot its command must not pass.
+    console.error(USAGE);
+    process.exitCode = 2;
+    return;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
     const topic = name === 'help' ? rest[0] : undefined;
     console.log(topic && HELP[topic] ? await helpFor(topic) : USAGE);
     return;

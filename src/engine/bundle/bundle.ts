@@ -217,6 +217,20 @@ async function openSession(path: string, device: Device, threads: number): Promi
  * The decoder's intra-op threads when the caller does not say: half the cores, because the vision worker, the
  * layout thread and the main thread keep the other half busy (docs/benchmarks.md has the paired runs).
  */
+/**
+ * Threads past this many per core only queue behind each other (and 100,000 of them held a host at load 317 for
+ * minutes): a count above it is refused, not run.
+ */
+const THREADS_PER_CORE = 4;
+
+/** A thread count the sessions can be opened with: a whole number from 1 to THREADS_PER_CORE a core. */
+export function checkThreads(threads: number, cores: number = availableParallelism()): void {
+  const most = THREADS_PER_CORE * cores;
+  if (!Number.isInteger(threads) || threads < 1 || threads > most) {
+    throw new EngineError('INVALID_OPTIONS', `threads must be a whole number from 1 to ${most} (${THREADS_PER_CORE} a core, ${cores} cores here), got ${threads}`);
+  }
+}
+
 export function decoderThreads(cores: number = availableParallelism()): number {
   return Math.max(1, Math.floor(cores / 2));
 }
@@ -276,6 +290,7 @@ async function openBundle(dir: string, made: DeviceChoiceMade, opts: BundleOptio
   const visionRef = (precision === 'int8' ? config.files.visionInt8 : undefined) ?? config.files.vision;
   const fileOf = (ref: z.infer<typeof FileRef>): BundleFile => ({ path: join(dir, ref.path), sha256: ref.sha256 });
   const threads = opts.threads ?? decoderThreads();
+  checkThreads(threads);
   const { height, widthMultiple, maxWidth } = config.image;
   const head: VisionHead = { spec: { height, widthMultiple, maxWidth }, blank: config.specialIds.ctcBlank };
   // The vision worker starts first, on its own thread, so that onnxruntime's one-time set-up overlaps the rest of
