@@ -4,9 +4,16 @@
  */
 import { DOCUMENT_ERROR_CODES } from '../src/document/errors.js';
 import { ENGINE_ERROR_CODES } from '../src/engine/errors.js';
-import { JOB_ERROR_CODES, type JobErrorCode } from '../src/jobs/job-record.js';
+import { SERVICE_ERROR_CODES } from '../src/jobs/job-record.js';
 import { API_ERROR_CODES, type ApiErrorCode, NotFoundError } from '../src/resolvers/errors.js';
 import { builder } from './builder.js';
+
+/** Why a job can fail: the document's fault, the engine's, or ours. */
+export const JOB_ERROR_CODES = [...DOCUMENT_ERROR_CODES, ...ENGINE_ERROR_CODES, ...SERVICE_ERROR_CODES] as const;
+export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
+/** A stored job's code as the enum has it (a code this version does not know reads as INTERNAL). */
+export const jobErrorCode = (code: string): JobErrorCode =>
+  (JOB_ERROR_CODES as readonly string[]).includes(code) ? (code as JobErrorCode) : 'INTERNAL';
 
 const origin = (code: string): string =>
   (DOCUMENT_ERROR_CODES as readonly string[]).includes(code) ? 'The document: it cannot be read as sent.'

@@ -1,14 +1,16 @@
 /** A parse job, and the root fields that create, read, list and cancel jobs. */
 import type { DecodingOptions } from '../src/engine/strategies/options.js';
-import { type JobRecord, type JobResult, OUTPUT_FORMATS, type OutputFormat } from '../src/jobs/job-record.js';
+import type { PageOut } from '../src/document/assemble.js';
+import type { JobRecord, JobResult } from '../src/jobs/job-record.js';
+import { DEFAULT_FORMATS, OUTPUT_FORMATS, type OutputFormat, READING_OPTIONS } from '../src/options/reading-options.js';
 import { searchablePdfPath } from '../src/resolvers/downloads.js';
 import { cancelParseJob } from '../src/resolvers/cancel-parse-job.js';
 import { createParseJob } from '../src/resolvers/create-parse-job.js';
 import { NotFoundError } from '../src/resolvers/errors.js';
 import { listParseJobs, loadParseJobs, MAX_PAGE_SIZE } from '../src/resolvers/parse-jobs.js';
-import { builder } from './builder.js';
+import { builder, type SchemaTypes } from './builder.js';
 import { DecodingInput, DrafterEnum, VerifierEnum } from './decoding.js';
-import { ErrorCode, ErrorInterface } from './errors.js';
+import { ErrorCode, ErrorInterface, jobErrorCode } from './errors.js';
 import { SpeculationMetrics } from './metrics.js';
 import { Page } from './page.js';
 
@@ -17,16 +19,9 @@ export const JobStatus = builder.enumType('JobStatus', {
 });
 
 export const OutputFormatEnum = builder.enumType('OutputFormat', {
-  description: 'A whole-document rendering a job keeps. The word-level ones (HOCR, ALTO, TSV, SEARCHABLE_PDF) come with word boxes, which cost an alignment per line: a job has them only when it asks.',
-  values: {
-    MARKDOWN: { value: 'markdown', description: 'Markdown: headings, lists, tables, pages separated by a rule.' },
-    TEXT: { value: 'text', description: 'Plain text: every line, blocks separated by blank lines.' },
-    JSON: { value: 'json', description: 'The block tree as JSON (ParseJob.document).' },
-    HOCR: { value: 'hocr', description: 'hOCR 1.2 (XHTML): pages, areas, paragraphs, lines and words with boxes and x_wconf.' },
-    ALTO: { value: 'alto', description: 'ALTO 4 XML: Page, PrintSpace, TextBlock, TextLine, String with positions and WC.' },
-    TSV: { value: 'tsv', description: 'Tesseract\'s TSV columns: one row per page, block, paragraph, line and word.' },
-    SEARCHABLE_PDF: { value: 'pdf', description: 'A PDF of the pages with an invisible text layer word by word; downloaded from ParseJob.searchablePdf.url.' },
-  } as const,
+  description: 'A whole-document rendering a job keeps. The word-level ones (HOCR, ALTO, TSV, SEARCHABLE_PDF) come '
+    + 'with word boxes, which cost an alignment per line: a job has them only when it asks.',
+  values: Object.fromEntries(Object.entries(OUTPUT_FORMATS).map(([value, f]) => [f.api, { value: value as OutputFormat, description: f.description }])),
 });
 
 const SearchablePdf = builder.objectRef<NonNullable<JobResult['pdf']> & { jobId: string }>('SearchablePdf').implement({
@@ -49,7 +44,7 @@ const JobProgress = builder.objectRef<JobRecord['progress']>('JobProgress').impl
 const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').implement({
   description: 'Why a job failed; `code` is stable (a document, engine or service code).',
   fields: (t) => ({
-    code: t.field({ type: ErrorCode, description: 'Why the job failed: a document, engine or service code.', resolve: (e) => e.code }),
+    code: t.field({ type: ErrorCode, description: 'Why the job failed: a document, engine or service code.', resolve: (e) => jobErrorCode(e.code) }),
     message: t.exposeString('message', { description: 'What went wrong, in words for people; branch on code, not on this.' }),
   }),
 });
@@ -64,6 +59,9 @@ const JobDecoding = builder.objectRef<DecodingOptions>('JobDecoding').implement(
     parameters: t.field({ type: 'JSON', description: 'Every parameterised strategy\'s parameters, by strategy name (only the chosen ones are used).', resolve: (d) => d.params }),
   }),
 });
+
+/** A job's page tree: the store keeps it as data, and the worker wrote it as PageOut (worker/run-job.ts). */
+const pagesOf = (j: JobRecord): readonly PageOut[] => (j.result?.pages ?? []) as readonly PageOut[];
 
 export const ParseJob = builder.loadableObjectRef<JobRecord, string>('ParseJob', {
   // A job this tenant lacks loads as null (the field is nullable), not as an error: it simply is not there.
@@ -81,7 +79,7 @@ ParseJob.implement({
     fileName: t.string({ description: 'The name sent with the job, else one taken from the upload or the URL ("document" for base64).', resolve: (j) => j.input.fileName }),
     size: t.int({ description: 'Bytes of the input document.', resolve: (j) => j.input.size }),
     pageRange: t.string({ nullable: true, description: 'The pages asked for, 0-based, as sent ("0,2-4"); null when all were.', resolve: (j) => j.input.pages ?? null }),
-    formats: t.field({ type: [OutputFormatEnum], description: 'Whole-document renderings kept (MARKDOWN, TEXT and JSON when none were asked for).', resolve: (j) => j.input.formats ?? [...OUTPUT_FORMATS] }),
+    formats: t.field({ type: [OutputFormatEnum], description: 'Whole-document renderings kept (MARKDOWN, TEXT and JSON when none were asked for).', resolve: (j) => [...(j.input.formats ?? DEFAULT_FORMATS)] }),
     decoding: t.field({
       type: JobDecoding,
       nullable: true,
@@ -92,8 +90,8 @@ ParseJob.implement({
     progress: t.field({ type: JobProgress, description: 'Pages read so far, of those to read.', resolve: (j) => j.progress }),
     error: t.field({ type: JobError, nullable: true, description: 'Why the job failed; null unless it failed.', resolve: (j) => j.error ?? null }),
     pageCount: t.int({ nullable: true, description: 'Pages in the document (not only those read).', resolve: (j) => j.result?.pageCount ?? null }),
-    pages: t.field({ type: [Page], description: 'Empty until the job succeeds.', resolve: (j) => j.result?.pages ?? [] }),
-    unreadableLines: t.int({ nullable: true, description: 'Lines marked unreadable over all pages read (Line.unreadable); null until the job succeeds.', resolve: (j) => (j.result ? j.result.pages.reduce((n, p) => n + (p.unreadableLines ?? 0), 0) : null) }),
+    pages: t.field({ type: [Page], description: 'Empty until the job succeeds.', resolve: (j) => pagesOf(j) }),
+    unreadableLines: t.int({ nullable: true, description: 'Lines marked unreadable over all pages read (Line.unreadable); null until the job succeeds.', resolve: (j) => (j.result ? pagesOf(j).reduce((n, p) => n + (p.unreadableLines ?? 0), 0) : null) }),
     markdown: t.string({ nullable: true, description: 'Null until the job succeeds, or when MARKDOWN was not asked for.', resolve: (j) => j.result?.markdown ?? null }),
     text: t.string({ nullable: true, description: 'Plain text, blocks separated by blank lines; null until the job succeeds, or when TEXT was not asked for.', resolve: (j) => j.result?.text ?? null }),
     document: t.field({ type: 'JSON', nullable: true, description: 'The block tree as JSON, when JSON was asked for.', resolve: (j) => j.result?.document ?? null }),
@@ -105,6 +103,17 @@ ParseJob.implement({
   }),
 });
 
+type InputFields = PothosSchemaTypes.InputFieldBuilder<SchemaTypes, 'InputObject'>;
+
+/** The reading options as input fields, each as its table declares it (options/reading-options.ts). */
+function readingFields(t: InputFields) {
+  return Object.fromEntries(Object.entries(READING_OPTIONS).map(([key, spec]) => {
+    if (spec.kind === 'formats') return [key, t.field({ type: [OutputFormatEnum], required: false, description: spec.description })];
+    if (spec.kind === 'text') return [key, t.string({ required: false, description: spec.description, validate: { maxLength: spec.maxLength } })];
+    return ['api' in spec ? spec.api : key, t.boolean({ required: false, description: spec.description })];
+  }));
+}
+
 const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
   description: 'The document comes exactly one way: file (multipart upload), base64, or url (when the server allows it).',
   fields: (t) => ({
@@ -112,14 +121,7 @@ const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
     base64: t.string({ required: false, description: 'The document\'s bytes as base64 (a data: URL prefix is allowed).' }),
     url: t.string({ required: false, description: 'https only, public addresses only; off unless the server sets SPECULA_URL_INPUT=1.', validate: { maxLength: 2048 } }),
     fileName: t.string({ required: false, description: 'A name for the document; by default the upload\'s or the URL\'s own ("document" for base64).', validate: { maxLength: 255 } }),
-    pages: t.string({ required: false, description: 'Pages to read, 0-based: "0,2-4". All pages when absent.', validate: { maxLength: 1000 } }),
-    formats: t.field({ type: [OutputFormatEnum], required: false, description: 'Whole-document renderings to keep; MARKDOWN, TEXT and JSON when absent.' }),
-    words: t.boolean({ required: false, description: 'Word boxes and confidences on every line (Line.words); the word-level formats imply it.' }),
-    characters: t.boolean({ required: false, description: 'Character boxes within each word too (Word.characters, hOCR ocrx_cinfo, ALTO Glyph); implies words.' }),
-    dropHeadersFooters: t.boolean({ required: false, description: 'Leave running headers, footers and page numbers out of the markdown.' }),
-    scriptGate: t.boolean({ required: false, description: 'On a page in a script the model never learnt (Hangul, Han, Cyrillic, ...), read the lines it flags by the CTC head alone, marked Line.unread, instead of decoding Latin garbage to the length cap (default true; false decodes every line).' }),
-    textLayer: t.boolean({ required: false, description: 'On a born-digital PDF page whose text layer agrees with what the model reads, a line takes the layer\'s text where the model\'s CTC head finds it fits the line at least as well as its own reading (Line.textLayer). Default true; false reads by the model alone.' }),
-    formulas: t.boolean({ required: false, description: 'Read formulas as LaTeX with the formula bundle: display formulas (formula blocks, `$$` in the markdown, `$` in table cells) and formulas set within lines of text (`$` in the line; Line.inlineFormulas). Default true; false reads them as text.' }),
+    ...readingFields(t),
     decoding: t.field({ type: DecodingInput, required: false, description: 'How to decode; the served bundle\'s defaults fill what is absent.' }),
     idempotencyKey: t.string({
       required: false,
@@ -160,7 +162,7 @@ builder.mutationFields((t) => ({
     description: 'Queue a document for parsing; follow it with parseJobEvents or poll parseJob.',
     args: { input: t.arg({ type: CreateParseJobInput, required: true }) },
     resolve: (_root, { input }, ctx) =>
-      createParseJob({ ...input, formats: input.formats as OutputFormat[] | null | undefined }, ctx),
+      createParseJob(input, ctx),
   }),
   cancelParseJob: t.withAuth({ tenant: true }).field({
     type: ParseJob,

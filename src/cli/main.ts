@@ -13,16 +13,8 @@ const HELP: Record<string, string> = {
 
   --format markdown|json|text   what to print (default markdown); --json is --format json
   --format hocr|alto|tsv|pdf    word boxes: hOCR 1.2, ALTO 4, tesseract's TSV, or a searchable PDF (needs --out)
-  --words                       JSON: each line's words with their boxes and confidences
-  --chars                       each word's characters too (JSON words[].chars, hOCR ocrx_cinfo, ALTO Glyph)
   --out PATH                    write there instead of printing (several files: a folder, one output per file)
-  --pages 0,2-4                 PDFs and multi-page TIFFs: 0-based pages, ranges inclusive
-  --drop-headers                leave page headers, footers and page numbers out of the markdown
-  --no-script-gate              decode every line, even on a page in a script the model never learnt (by default
-                                such a page's flagged lines are its CTC head's reading, marked unread)
-  --no-formulas                 read formulas as text (by default a line that reads like mathematics is read
-                                again by the formula bundle: LaTeX, $$ in the markdown, $ in table cells; and a
-                                run of symbols within a line of text, $ in the line)
+{reading}
   --formula-model DIR           the formula bundle (default models/specula-formula-base)
   --model DIR                   a model bundle (default models/specula-line-base)
   --device cpu|webgpu|cuda|auto where the model runs (default SPECULA_DEVICE, else cpu): webgpu is any GPU
@@ -77,13 +69,20 @@ const commands: Record<string, (args: string[]) => Promise<number>> = {
   serve: async (args) => (await import('./serve.js')).serveCommand(args),
 };
 
-/** A command's help; its decoding flags come from the engine's registry (loaded only for the commands that take them). */
+/**
+ * A command's help; its reading flags come from the reading options' table and its decoding flags from the
+ * engine's registry (loaded only for the commands that take them).
+ */
 async function helpFor(name: string): Promise<string> {
-  const help = HELP[name];
+  let help = HELP[name];
+  if (help.includes('{reading}')) {
+    const { readingHelp } = await import('./reading-flags.js');
+    help = help.replace('{reading}', () => readingHelp());
+  }
   const at = /\{decoding(?::(\w+))?\}/.exec(help);
   if (!at) return help;
   const { decodingHelp } = await import('./decoding-flags.js');
-  return help.replace(at[0], decodingHelp(at[1] ? { verifier: at[1] } : {}));
+  return help.replace(at[0], () => decodingHelp(at[1] ? { verifier: at[1] } : {}));
 }
 
 /**

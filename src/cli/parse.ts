@@ -12,7 +12,9 @@ import { DEFAULT_SOURCE_LIMITS } from '../document/source.js';
 import { SOFTWARE_NAME, softwareVersion } from '../version.js';
 import { FormulaReader } from '../worker/formula-reader.js';
 import { type DocumentReading, readDocument } from '../worker/read-document.js';
+import { type OutputFormat, resolveReading } from '../options/reading-options.js';
 import { decodingFlags, decodingFromFlags } from './decoding-flags.js';
+import { readingFlags, readingFromFlags } from './reading-flags.js';
 import { plainError } from './plain-error.js';
 
 /**
@@ -33,15 +35,9 @@ export async function parseCommand(argv: string[]): Promise<number> {
       batch: { type: 'string' }, // lines per decoder forward; absent: SPECULA_MAX_BATCH, else the engine's default
       json: { type: 'boolean', default: false },
       format: { type: 'string', default: 'markdown' },
-      'drop-headers': { type: 'boolean', default: false },
-      'no-script-gate': { type: 'boolean', default: false },
-      'no-text-layer': { type: 'boolean', default: false },
       'formula-model': { type: 'string' }, // absent: the shipped formula bundle; "none": formulas read as text
-      'no-formulas': { type: 'boolean', default: false },
-      words: { type: 'boolean', default: false },
-      chars: { type: 'boolean', default: false },
       out: { type: 'string' },
-      pages: { type: 'string' },
+      ...readingFlags(),
       ...decodingFlags(), // absent: the engine's defaults
     },
   });
@@ -50,8 +46,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
   const formats = ['markdown', 'json', 'text', ...WORD_FORMATS];
   if (!formats.includes(format)) throw new Error(`--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, got "${values.format}"`);
   if (format === 'pdf' && !values.out) throw new Error('--format pdf writes a binary file: give --out FILE.pdf (a folder for several files)');
-  // Word boxes cost an alignment per line: only when something shows them.
-  const words = values.words || isWordFormat(format);
+  // Checked before the model opens; word boxes (an alignment per line) only where the format shows them.
+  const reading = resolveReading({ ...readingFromFlags(values), formats: [format as OutputFormat] });
   const out = values.out;
   if (out && positionals.length > 1) await mkdir(out, { recursive: true });
   const extension = isWordFormat(format) ? WORD_FORMAT_TYPES[format].extension : format === 'markdown' ? 'md' : format === 'json' ? 'json' : 'txt';
@@ -65,7 +61,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
   if (device === 'auto') process.stderr.write(`specula: device ${engine.bundle.device} (${engine.bundle.deviceReason})\n`);
   // The formula bundle opens on the device the line bundle took (auto decides once).
   const engineOpts = { device: engine.bundle.device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) };
-  const formulaModel = values['no-formulas'] ? 'none' : values['formula-model'];
+  const formulaModel = reading.formulas ? values['formula-model'] : 'none';
   const formulas = formulaModel === 'none' ? null : formulaModel ? new FormulaReader(formulaModel, engineOpts) : FormulaReader.shipped(engineOpts);
   let decoding: DecodingOptions;
   try {
@@ -84,7 +80,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
   const reads: Promise<{ bytes: Uint8Array; page: DocumentReading }>[] = [];
   const start = (i: number): void => {
     const file = positionals[i];
-    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { decoding, pages: values.pages, dropHeadersFooters: values['drop-headers'], ...(values['no-script-gate'] ? { scriptGate: false } : {}), ...(values['no-text-layer'] ? { textLayer: false } : {}), words, chars: values.chars, formulas }) }));
+    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { ...reading, decoding, formulas }) }));
     p.catch(() => undefined); // handled in order below
     reads[i] = p;
   };

@@ -11,7 +11,7 @@ import { EngineError } from './errors.js';
 import { unreadScore } from './ctc/script-gate.js';
 import { SpecMetrics, type SpecMetricsSnapshot } from './decode/metrics.js';
 import { goldenCrops } from './bundle/warm-up.js';
-import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding } from './strategies/options.js';
+import { type DecodingOptions, type UncheckedDecoding, resolveDecoding } from './strategies/options.js';
 import { checkCrop, type GrayCrop, type ImageSpec } from './vision/preprocess.js';
 import { createStrategies } from './strategies/registry.js';
 import { type ForwardObservation, Scheduler, type SchedulerOptions } from './decode/scheduler.js';
@@ -48,7 +48,7 @@ export interface ReadMetrics extends SpecMetricsSnapshot {
 
 export interface ReadOptions {
   /** As a request sent them, or resolved once (Engine.resolve) for many reads. */
-  decoding?: DecodingOptionsInput | DecodingOptions;
+  decoding?: UncheckedDecoding;
   /** Text this document already has (ngram) and its reference; one per document, never shared across tenants. */
   context?: DraftingContext;
   /** Share one metrics record across several calls (the pages of one document). */
@@ -192,7 +192,7 @@ export class Engine {
    * readBlocks makes (regions with a region bundle, else lines) unless `regions` says which. Reads given
    * resolved options use them as they are.
    */
-  resolve(decoding?: DecodingOptionsInput | DecodingOptions, opts: { regions?: boolean } = {}): DecodingOptions {
+  resolve(decoding?: UncheckedDecoding, opts: { regions?: boolean } = {}): DecodingOptions {
     return resolveDecoding(decoding, this.bundle.config, { regions: opts.regions ?? this.readsRegions });
   }
 
@@ -219,7 +219,7 @@ export class Engine {
   }
 
   /** A region read's decoding: greedy unless told, and never a verifier that scores one line's CTC frames. */
-  private regionDecoding(decoding: DecodingOptionsInput | DecodingOptions | undefined): DecodingOptions {
+  private regionDecoding(decoding: UncheckedDecoding | undefined): DecodingOptions {
     if (!this.bundle.config.region) {
       throw new EngineError('REGIONS_UNSUPPORTED', `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`);
     }

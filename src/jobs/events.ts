@@ -2,13 +2,12 @@
  * A job's events, in order, numbered from 1. A subscriber that comes late replays what it missed from the
  * job's log, then follows live, with no gap and no duplicate: the log and the live feed share one sequence.
  */
-import type { JobErrorCode } from './job-record.js';
 export type JobEvent =
   | { type: 'token'; page: number; line: number; text: string; fromDraft: boolean[]; drafted?: number }
   | { type: 'region'; page: number; block: number; markdown: string }
   | { type: 'page'; page: number; markdown: string }
   | { type: 'done'; metrics: Record<string, unknown> }
-  | { type: 'failed'; code: JobErrorCode; message: string }
+  | { type: 'failed'; code: string; message: string }
   | { type: 'cancelled' }
   /** The job is being read again from the start (its worker died): drop what its token events built so far. */
   | { type: 'restarted'; attempt: number };

@@ -2,7 +2,7 @@
  * What every resolver gets: who is asking (the tenant), the jobs, what the engine offers, and the limits.
  * The server builds one per request (and one per graphql-ws connection).
  */
-import type { DecodingOptions, DecodingOptionsInput, StrategyChoices } from '../engine/strategies/options.js';
+import type { DecodingOptions, StrategyChoices, UncheckedDecoding } from '../engine/strategies/options.js';
 import type { Jobs } from '../jobs/jobs.js';
 
 export interface ModelInfo {
@@ -48,7 +48,7 @@ export interface EngineInfo {
    * A request's decoding options resolved against the served bundle (its defaults fill what is absent), or why
    * they cannot be: a message naming the valid choices. Options resolved before come back as they are.
    */
-  resolveDecoding(input: DecodingOptionsInput | DecodingOptions | undefined): { options: DecodingOptions; error?: undefined } | { error: string; options?: undefined };
+  resolveDecoding(input: UncheckedDecoding | undefined): { options: DecodingOptions; error?: undefined } | { error: string; options?: undefined };
 }
 
 export interface ApiLimits {

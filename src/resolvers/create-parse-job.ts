@@ -4,28 +4,46 @@
  * Whether the bytes are a readable document is the worker's to find out: that failure is the job's, typed.
  */
 import type { DecodingOptionsInput } from '../engine/strategies/options.js';
-import type { JobRecord, OutputFormat } from '../jobs/job-record.js';
+import type { JobRecord } from '../jobs/job-record.js';
+import { READING_OPTIONS, type ReadingOptions, type ReadingOptionsInput, ReadingOptionsError, resolveReading } from '../options/reading-options.js';
 import type { RequestContext, TenantContext } from './context.js';
 import { apiError } from './errors.js';
 
 /** The GraphQL decoding input (its shape derived from the engine's registry), nulls and all. */
 export type DecodingArgs = { readonly [key: string]: string | number | DecodingArgs | null | undefined };
 
+/** The input as GraphQL gives it: the document, how to decode, and the reading options by their API names. */
 export interface CreateParseJobArgs {
   file?: File | null;
   base64?: string | null;
   url?: string | null;
   fileName?: string | null;
-  pages?: string | null;
-  formats?: OutputFormat[] | null;
-  dropHeadersFooters?: boolean | null;
-  scriptGate?: boolean | null;
-  textLayer?: boolean | null;
-  formulas?: boolean | null;
-  words?: boolean | null;
-  characters?: boolean | null;
   decoding?: DecodingArgs | null;
   idempotencyKey?: string | null;
+  readonly [readingOption: string]: unknown;
+}
+
+/** The reading options among the arguments, under their own names (`characters` is `chars`). */
+function readingArgs(args: CreateParseJobArgs): ReadingOptionsInput {
+  const named = Object.entries(READING_OPTIONS).map(([key, spec]) => [key, args['api' in spec ? spec.api : key]]);
+  return Object.fromEntries(named) as ReadingOptionsInput;
+}
+
+/** The reading options resolved once, here; a page range is checked for syntax and size too. */
+function resolveArgs(args: CreateParseJobArgs, maxPages: number): ReadingOptions {
+  let reading: ReadingOptions;
+  try {
+    reading = resolveReading(readingArgs(args));
+  } catch (e) {
+    if (e instanceof ReadingOptionsError) throw apiError(e.option === 'pages' ? 'INVALID_PAGE_RANGE' : 'BAD_USER_INPUT', e.message);
+    throw e;
+  }
+  const pages = reading.pages;
+  if (pages === undefined) return reading;
+  if (!PAGE_RANGE.test(pages)) throw apiError('INVALID_PAGE_RANGE', `page range "${pages}" is not of the form "0,2-4" (0-based page numbers)`);
+  const n = countRangePages(pages);
+  if (n > maxPages) throw apiError('TOO_MANY_PAGES', `the range asks for ${n} pages; at most ${maxPages} per job`, { limit: maxPages });
+  return reading;
 }
 
 const PAGE_RANGE = /^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/;
@@ -74,30 +92,12 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContex
   // Resolved once, here: the job keeps the options it will be read with (and reports them from there).
   const { options: decoding, error } = ctx.engine.resolveDecoding(toDecodingInput(args.decoding));
   if (error !== undefined) throw apiError('INVALID_DECODING', error, { choices: ctx.engine.strategies() });
-  const pages = args.pages?.trim() || undefined;
-  if (pages !== undefined) {
-    if (!PAGE_RANGE.test(pages)) throw apiError('INVALID_PAGE_RANGE', `page range "${pages}" is not of the form "0,2-4" (0-based page numbers)`);
-    const n = countRangePages(pages);
-    if (n > ctx.limits.pages) throw apiError('TOO_MANY_PAGES', `the range asks for ${n} pages; at most ${ctx.limits.pages} per job`, { limit: ctx.limits.pages });
-  }
+  const reading = resolveArgs(args, ctx.limits.pages);
   const active = await ctx.jobs.countActive(tenant);
   if (active >= ctx.limits.activeJobs) {
     throw apiError('TOO_MANY_JOBS', `you have ${active} jobs queued or running; at most ${ctx.limits.activeJobs} at once. Wait for some to finish, or cancel some`, { limit: ctx.limits.activeJobs });
   }
   const { bytes, fileName, source } = await readInput(args, ctx);
   if (bytes.length === 0) throw apiError('EMPTY_INPUT', 'the document is empty (0 bytes)');
-  return ctx.jobs.submit(tenant, {
-    fileName,
-    size: bytes.length,
-    source,
-    ...(pages !== undefined ? { pages } : {}),
-    ...(args.formats?.length ? { formats: [...new Set(args.formats)] } : {}),
-    decoding,
-    ...(args.dropHeadersFooters ? { dropHeadersFooters: true } : {}),
-    ...(args.scriptGate === false ? { scriptGate: false } : {}),
-    ...(args.textLayer === false ? { textLayer: false } : {}),
-    ...(args.formulas === false ? { formulas: false } : {}),
-    ...(args.words ? { words: true } : {}),
-    ...(args.characters ? { chars: true } : {}),
-  }, bytes, args.idempotencyKey ?? undefined);
+  return ctx.jobs.submit(tenant, { fileName, size: bytes.length, source, ...reading, decoding }, bytes, args.idempotencyKey ?? undefined);
 }

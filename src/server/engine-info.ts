@@ -6,7 +6,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BundleConfig, Precision } from '../engine/bundle/bundle.js';
 import { EngineError } from '../engine/errors.js';
-import { type DecodingOptions, type DecodingOptionsInput, resolveDecoding, strategies } from '../engine/strategies/options.js';
+import { type DecodingOptions, type UncheckedDecoding, resolveDecoding, strategies } from '../engine/strategies/options.js';
 import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 
@@ -24,7 +24,7 @@ export function engineInfo(bundle: { config: BundleConfig; dir: string; device: 
     sizeBytes: Object.values(config.files).reduce((n, f) => n + statSync(join(dir, f.path)).size, 0),
   };
   // A region bundle reads paragraphs as regions: a request must suit them too (as the worker will check).
-  const resolve = (input: DecodingOptionsInput | DecodingOptions | undefined): DecodingOptions => resolveDecoding(input, config, { regions: Boolean(config.region) });
+  const resolve = (input: UncheckedDecoding | undefined): DecodingOptions => resolveDecoding(input, config, { regions: Boolean(config.region) });
   return {
     model: () => model,
     strategies: () => strategies(config),

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PACKAGE_ROOT } from '../package-root.js';
 import { readBundleConfig } from '../engine/bundle/bundle.js';
 import { type EngineOptions, Engine } from '../engine/engine.js';
-import type { DecodingOptions, DecodingOptionsInput } from '../engine/strategies/options.js';
+import type { DecodingOptions, UncheckedDecoding } from '../engine/strategies/options.js';
 import type { GrayCrop } from '../engine/vision/preprocess.js';
 import type { LineReading } from '../engine/engine.js';
 
@@ -55,11 +55,12 @@ export class FormulaReader {
    * CTC head cannot spell LaTeX longer than its frames, so its scores would cut formulas short; nor relaxed: a
    * formula is exact or it is wrong.
    */
-  async read(crops: readonly GrayCrop[], decoding: DecodingOptionsInput | DecodingOptions | undefined, signal?: AbortSignal): Promise<FormulaReading[]> {
+  async read(crops: readonly GrayCrop[], decoding: UncheckedDecoding | undefined, signal?: AbortSignal): Promise<FormulaReading[]> {
     const engine = await this.engine();
     let resolved: DecodingOptions;
     try {
-      resolved = engine.resolve({ ...(decoding?.drafter ? { drafter: decoding.drafter } : {}), verifier: 'greedy' });
+      const drafter = (decoding as { drafter?: unknown } | undefined)?.drafter; // not yet checked: resolve checks it
+      resolved = engine.resolve({ ...(typeof drafter === 'string' ? { drafter } : {}), verifier: 'greedy' });
     } catch {
       resolved = engine.resolve({ verifier: 'greedy' });
     }

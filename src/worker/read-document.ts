@@ -8,7 +8,7 @@
  * read again by the formula reader (formula-reader.ts), and become formulas where it reads LaTeX that renders
  * (document/formula.ts); so do runs of symbols within a prose line, cut from its crop (document/inline-formulas.ts).
  */
-import { assemblePage, type AssembleOptions, type LineOut, type PageOut, UNREADABLE_MARK } from '../document/assemble.js';
+import { assemblePage, type LineOut, type PageOut, UNREADABLE_MARK } from '../document/assemble.js';
 import { cropLines, type LineCrop } from '../document/crop-lines.js';
 import type { PageLayout, LayoutLine } from '../document/layout/analyze.js';
 import type { Box } from '../document/layout/ink.js';
@@ -27,12 +27,13 @@ import { DraftingContext } from '../engine/strategies/drafting-context.js';
 import type { Engine, LineReading, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/decode/metrics.js';
-import { type DecodingOptions, type DecodingOptionsInput, MAX_REFERENCE_CHARS } from '../engine/strategies/options.js';
+import { type DecodingOptions, type UncheckedDecoding, MAX_REFERENCE_CHARS } from '../engine/strategies/options.js';
 import { drafterSpec } from '../engine/strategies/registry.js';
 import type { FormulaReader, FormulaReading } from './formula-reader.js';
 import { howToRead } from './page-turn.js';
 import { distrust, pageWarnings } from './reading-trust.js';
 import { layerAgrees, layerText, layerWins, layerWords } from './text-layer.js';
+import { type ReadingOptions, resolveReading } from '../options/reading-options.js';
 
 export interface DocumentReading {
   format: string;
@@ -67,31 +68,32 @@ export interface StageTimes {
   assemble: number;
 }
 
-export interface ReadDocumentOptions extends AssembleOptions {
-  pages?: string;
+/** What readDocument reads by: the reading options (options/reading-options.ts), with their defaults. */
+type Reading = Omit<ReadingOptions, 'formats' | 'formulas'>;
+
+/** The reading options a caller leaves out take their declared defaults; the rest is how to read and report. */
+export interface ReadDocumentOptions extends Partial<Reading> {
   /** As sent, or as a job resolved them when it was submitted. */
-  decoding?: DecodingOptionsInput | DecodingOptions;
+  decoding?: UncheckedDecoding;
   limits?: SourceLimits;
   signal?: AbortSignal;
   /** The page count once the document is open, before any page is read. */
   onOpen?: (pages: number[]) => void;
   onPage?: (page: PageOut) => void;
-  /** Word boxes and confidences on every line (lines[].words): the engine aligns each line's text to its frames. */
-  words?: boolean;
-  /** Character boxes within each word too (words[].chars); implies words. */
-  chars?: boolean;
-  /**
-   * false: decode every line. By default a page the script gate finds in a script the model lacks
-   * (worker/page-script.ts) has the lines the gate flags read by the CTC head alone, marked unread.
-   */
-  scriptGate?: boolean;
-  /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags. */
-  /** ... and how deep the draft offered at that step was (0: no draft). */
+  /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags, and */
+  /** how deep the draft offered at that step was (0: no draft). */
   onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
   /** Reads display formulas as LaTeX; absent or null: every line is read as text. */
   formulas?: FormulaReader | null;
-  /** false: a PDF's text layer is not offered as evidence for its lines (text-layer.ts); the model reads alone. */
-  textLayer?: boolean;
+}
+
+/** A caller's options with every reading option settled. */
+type Settled = ReadDocumentOptions & Reading;
+
+function settle(opts: ReadDocumentOptions): Settled {
+  const { pages, words, chars, dropHeadersFooters, scriptGate, textLayer } = opts;
+  const { formats: _formats, formulas: _formulas, ...reading } = resolveReading({ pages, words, chars, dropHeadersFooters, scriptGate, textLayer });
+  return { ...opts, ...reading };
 }
 
 /** The page with its unreadable lines counted and its warnings (reading-trust.ts), where it has any. */
@@ -110,7 +112,8 @@ type Decoding = ReadDocumentOptions['decoding'];
 
 /** The decoding asked for, with the PDF's text layer as its reference where its drafter wants one and none was sent. */
 function withReference(input: Decoding, source: DocumentSource): Decoding {
-  if (!input?.drafter || !drafterSpec(input.drafter)?.needsReference || input.reference) return input;
+  const asked = input as { drafter?: unknown; reference?: unknown } | undefined; // not yet checked: the engine checks it
+  if (typeof asked?.drafter !== 'string' || !drafterSpec(asked.drafter)?.needsReference || asked.reference) return input;
   // Cut to what a request may send: a huge text layer only drafts, it must not fail the job's options.
   const layer = source.pages.map((i) => source.textLayer(i) ?? '').join('\n').trim().slice(0, MAX_REFERENCE_CHARS);
   return layer ? { ...input, reference: layer } : input;
@@ -127,7 +130,7 @@ async function preparePage(
   engine: Engine,
   source: DocumentSource,
   index: number,
-  opts: ReadDocumentOptions,
+  opts: Settled,
   stages: PageStages,
 ): Promise<{ size: { width: number; height: number }; prepared: PreparedPage; crops: LineCrop[]; unreadScript: boolean }> {
   const t0 = performance.now();
@@ -152,7 +155,7 @@ async function preparePage(
   if (!prepared.oneLine || prepared.turn !== 0) {
     const t = performance.now();
     const how = await howToRead(engine, prepared, crops);
-    unreadScript = how.unreadScript && opts.scriptGate !== false;
+    unreadScript = how.unreadScript && opts.scriptGate;
     if (how.upsideDown) {
       prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: prepared.oneLine, capture: isImage });
       crops = await cut(prepared);
@@ -214,9 +217,9 @@ function lineOut(
   formula: FormulaRead | undefined,
   inline: InlineFormula[] | undefined,
   layer: { chars: LayerChar[]; text: string | undefined } | null,
-  opts: ReadDocumentOptions,
+  opts: Settled,
 ): LineOut {
-  const wantWords = opts.words || opts.chars;
+  const wantWords = opts.words;
   if (formula?.verdict === 'latex') {
     // Word boxes of a formula: the formula is one "word" over its ink (hOCR, ALTO and a searchable PDF hold it
     // whole; its characters have no columns of their own in LaTeX).
@@ -227,7 +230,7 @@ function lineOut(
   }
   const verdict = formula?.verdict ?? 'text';
   if (layer && !inline && verdict === 'text' && !line.unread && layerWins(line.text, layer.text, line.fit)) {
-    const words = wantWords ? { words: layerWords(layer.chars, l.band, line.confidence, Boolean(opts.chars)) } : {};
+    const words = wantWords ? { words: layerWords(layer.chars, l.band, line.confidence, opts.chars) } : {};
     return { box: l.box, text: layer.text, confidence: line.confidence, textLayer: true, ...words, ...monospace(line.glyphs, crop, l.box) };
   }
   // (Glyphs are aligned for every line; words only where asked for.)
@@ -250,7 +253,8 @@ export function plainText(pages: readonly PageOut[]): string {
  */
 export const PAGES_AHEAD = 3;
 
-export async function readDocument(engine: Engine, bytes: Uint8Array, file: string, opts: ReadDocumentOptions = {}): Promise<DocumentReading> {
+export async function readDocument(engine: Engine, bytes: Uint8Array, file: string, given: ReadDocumentOptions = {}): Promise<DocumentReading> {
+  const opts = settle(given);
   const source = await openSource(bytes, file, opts.pages, opts.limits ?? DEFAULT_SOURCE_LIMITS);
   try {
     return await readSource(engine, source, opts);
@@ -259,7 +263,7 @@ export async function readDocument(engine: Engine, bytes: Uint8Array, file: stri
   }
 }
 
-async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocumentOptions): Promise<DocumentReading> {
+async function readSource(engine: Engine, source: DocumentSource, opts: Settled): Promise<DocumentReading> {
   const input = withReference(opts.decoding, source);
   // Once per document (options a job resolved already come back as they are); bad ones fail before rendering.
   const decoding = engine.resolve(input);
@@ -283,7 +287,7 @@ async function readSource(engine: Engine, source: DocumentSource, opts: ReadDocu
       const { layout } = prepared;
       layout.rotation = prepared.turn;
       // A born-digital page read as drawn: its text layer's characters lie on the lines' bands (text-layer.ts).
-      const asDrawn = source.format === 'pdf' && opts.textLayer !== false && prepared.turn === 0 && prepared.degrees === 0;
+      const asDrawn = source.format === 'pdf' && opts.textLayer && prepared.turn === 0 && prepared.degrees === 0;
       const layer = asDrawn ? source.textLayerChars(index) : null;
       const bands = layout.blocks.flatMap((b) => b.lines.map((l) => l.band));
       const evidence = layer && !prepared.oneLine ? bands.map((b) => layerText(layer, b)) : undefined;

@@ -5,13 +5,14 @@
  * with tries left, or its worker stopping.
  */
 import { DocumentError } from '../document/errors.js';
-import { type RenderInput, renderTextFormat, WORD_FORMATS, type WordFormat } from '../document/formats/index.js';
+import { type RenderInput, renderTextFormat, type WordFormat } from '../document/formats/index.js';
 import { searchablePdf } from '../document/formats/searchable-pdf.js';
 import { DEFAULT_SOURCE_LIMITS, type SourceLimits } from '../document/source.js';
 import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import type { BlobStore } from '../jobs/blob-store.js';
-import { type JobError, type JobResult, OUTPUT_FORMATS, searchablePdfKey } from '../jobs/job-record.js';
+import { type JobError, type JobResult, searchablePdfKey } from '../jobs/job-record.js';
+import { formatsOf, resolveReading } from '../options/reading-options.js';
 import { BlobTooLargeError } from '../jobs/redis-blob-store.js';
 import type { EventLog } from '../jobs/events.js';
 import { type JobRun, WorkerStopping } from '../jobs/queue.js';
@@ -78,18 +79,16 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
   };
   let pagesDone = 0;
   let pagesTotal = 0;
-  const formats = new Set(job.input.formats ?? OUTPUT_FORMATS);
+  // Resolved at submission; a job stored by an earlier version may lack some, which take their defaults here.
+  const { fileName: _name, size: _size, source: _source, decoding, ...asked } = job.input;
+  const reading = resolveReading(asked);
+  const formats = formatsOf(reading);
   const limits = deps.limits ?? DEFAULT_SOURCE_LIMITS;
   try {
     const doc = await readDocument(engine, bytes, job.input.fileName, {
-      pages: job.input.pages,
-      words: Boolean(job.input.words) || WORD_FORMATS.some((f) => formats.has(f)),
-      chars: Boolean(job.input.chars),
-      decoding: job.input.decoding,
-      dropHeadersFooters: job.input.dropHeadersFooters,
-      ...(job.input.scriptGate === false ? { scriptGate: false } : {}),
-      ...(job.input.textLayer === false ? { textLayer: false } : {}),
-      formulas: job.input.formulas === false ? null : (deps.formulas ?? null),
+      ...reading,
+      decoding,
+      formulas: reading.formulas ? (deps.formulas ?? null) : null,
       ...(deps.limits ? { limits: deps.limits } : {}),
       signal,
       onOpen: (pages) => {

@@ -1,11 +1,12 @@
 /** The word-level renderings of a read document, by name: what `--format` and the API's job formats offer. */
+import { WORD_LEVEL_FORMATS } from '../../options/reading-options.js';
 import type { PageOut } from '../assemble.js';
 import { toAlto } from './alto.js';
 import { toHocr } from './hocr.js';
 import { searchablePdf } from './searchable-pdf.js';
 import { toTsv } from './tsv.js';
 
-export const WORD_FORMATS = ['hocr', 'alto', 'tsv', 'pdf'] as const;
+export const WORD_FORMATS = WORD_LEVEL_FORMATS;
 export type WordFormat = (typeof WORD_FORMATS)[number];
 
 export const WORD_FORMAT_TYPES: Record<WordFormat, { mime: string; extension: string }> = {

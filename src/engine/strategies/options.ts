@@ -59,6 +59,9 @@ export interface DecodingOptionsInput {
   readonly [strategy: string]: string | number | ParamsInput | { readonly keep?: number } | undefined;
 }
 
+/** Options as sent or as stored (a job keeps them as data), not yet checked: resolveDecoding checks them. */
+export type UncheckedDecoding = DecodingOptionsInput | DecodingOptions | object;
+
 /** Options resolved against one bundle: every choice made, every parameter present. */
 export interface DecodingOptions {
   readonly drafter: string;
@@ -123,7 +126,7 @@ export function asInput(o: DecodingOptions): DecodingOptionsInput {
  * is greedy unless told, and never uses a verifier that scores one line's CTC frames. Options already resolved
  * for this bundle and kind of read come back as they are.
  */
-export function resolveDecoding(input: DecodingOptionsInput | DecodingOptions | undefined, config: BundleConfig, opts: { regions?: boolean } = {}): DecodingOptions {
+export function resolveDecoding(input: UncheckedDecoding | undefined, config: BundleConfig, opts: { regions?: boolean } = {}): DecodingOptions {
   const regions = opts.regions ?? false;
   if (resolvedFor(input, config, regions)) return input;
   const given: DecodingOptionsInput = input && 'for' in input && 'params' in input ? asInput(input as unknown as DecodingOptions) : ((input ?? {}) as DecodingOptionsInput);
