@@ -4,12 +4,13 @@
 # speed is not known beforehand), and leave the new weights and log in $OUT/run. From this machine, once:
 #   /usr/bin/python3 training/pack_assets.py --out training/assets && mkdir -p training/packed &&
 #     tar -C training -cJf training/packed/assets.tar.xz assets      # fonts and corpora, 15 MB packed
-# then the device tool's run: `bash training/gpu.sh 6.6` (about 8 minutes in all) with carry ["training/packed"]; copy the returned
-# weights.pt over the checkpoint and export (training/README.md). EXTRA="..." adds or overrides train.py's arguments
+# then `bash infra/device-tree.sh slim training` (the tree under the device tool's 64 MiB) and the device tool's run:
+# `bash training/gpu.sh 6.6` (about 8 minutes in all) with carry ["training/packed"]; then `infra/device-tree.sh
+# restore`, and export the returned weights.pt (training/README.md). EXTRA="..." adds or overrides train.py's arguments
 # (argparse keeps the last), e.g. EXTRA="--pdf-lines training/runs/pdf-lines --pdf-share 0.15 --receipt-share 0.2".
 set -euo pipefail
 MINUTES=${1:-7}
-INIT=${INIT:-training/checkpoints/specula-line-base-next.pt}
+INIT=${INIT:-training/checkpoints/specula-line-base.pt}
 DEVICE=${DEVICE:-cuda}
 OUT=${OUT:-/tmp/specula-gpu}
 mkdir -p "$OUT/run"
