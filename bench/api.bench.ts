@@ -36,15 +36,26 @@ const files = values.files ? values.files.split(',') : [join(ROOT, 'examples', '
 const pages = Array.from({ length: n }, (_, i) => files[i % files.length]);
 
 const CREATE = `mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }`;
-const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on JobDone { metrics { forwards lines tokensPerForward } } ... on JobFailed { code message } } }`;
+const EVENTS =
+  `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on ` +
+  `JobDone { metrics { forwards lines tokensPerForward } } ... on ` +
+  `JobFailed { code message } } }`;
 
 let client: ApiClient;
 const batchRows: number[] = [];
 
 async function runJob(file: string, decoding: Record<string, unknown>): Promise<{ forwards: number; lines: number }> {
-  const r = await client.upload<{ createParseJob: { id: string } }>(CREATE, { input: { file: null, decoding } }, ['input', 'file'], readFileSync(file), basename(file));
+  const r = await client.upload<{ createParseJob: { id: string } }>(
+    CREATE,
+    { input: { file: null, decoding } },
+    ['input', 'file'],
+    readFileSync(file),
+    basename(file),
+  );
   if (!r.data) throw new Error(JSON.stringify(r.errors));
-  const evs = await client.sse<{ parseJobEvents: { __typename: string; metrics?: { forwards: number; lines: number }; code?: string } }>(EVENTS, { id: r.data.createParseJob.id });
+  const evs = await client.sse<{
+    parseJobEvents: { __typename: string; metrics?: { forwards: number; lines: number }; code?: string };
+  }>(EVENTS, { id: r.data.createParseJob.id });
   const last = evs[evs.length - 1]?.data?.parseJobEvents;
   if (last?.__typename !== 'JobDone' || !last.metrics) throw new Error(`job did not finish: ${JSON.stringify(last)}`);
   return last.metrics;
@@ -65,7 +76,12 @@ interface Row {
   eventLoopP99Ms: number | null;
 }
 
-async function measure(threads: number, decodingName: string, decoding: Record<string, unknown>, mode: Row['mode']): Promise<Row> {
+async function measure(
+  threads: number,
+  decodingName: string,
+  decoding: Record<string, unknown>,
+  mode: Row['mode'],
+): Promise<Row> {
   batchRows.length = 0;
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
@@ -86,17 +102,25 @@ async function measure(threads: number, decodingName: string, decoding: Record<s
     eventLoopMaxMs: loop.max / 1e6,
     eventLoopP99Ms: loop.percentile(99) / 1e6,
   };
-  process.stderr.write(`threads ${threads} ${row.decoding.padEnd(22)} ${row.mode.padEnd(18)} ${seconds.toFixed(1)} s\n`);
+  process.stderr.write(
+    `threads ${threads} ${row.decoding.padEnd(22)} ${row.mode.padEnd(18)} ${seconds.toFixed(1)} s\n`,
+  );
   return row;
 }
 
 const rows: Row[] = [];
 let header: Record<string, unknown> = {};
 for (const setting of threadSettings) {
-  const server = await startServer(configFromEnv({
-    PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'bench:bench-key', LOG_LEVEL: 'silent', SPECULA_THREADS: String(setting),
-    ...(values.concurrency ? { SPECULA_CONCURRENCY: values.concurrency } : {}),
-  }));
+  const server = await startServer(
+    configFromEnv({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SPECULA_API_KEYS: 'bench:bench-key',
+      LOG_LEVEL: 'silent',
+      SPECULA_THREADS: String(setting),
+      ...(values.concurrency ? { SPECULA_CONCURRENCY: values.concurrency } : {}),
+    }),
+  );
   client = new ApiClient(`http://127.0.0.1:${server.port}`, 'bench-key');
   const engine = server.engine;
   if (!engine) throw new Error('role "all" runs an engine');
@@ -104,7 +128,11 @@ for (const setting of threadSettings) {
   const threads = engine.bundle.threads;
   header = reportHeader(engine);
   await runJob(pages[0], { drafter: 'CTC' }); // warm-up: first-run allocations and the draft-length calibration
-  for (const [name, decoding] of [['none (AR baseline)', { drafter: 'NONE', verifier: 'GREEDY' }], ['ctc + greedy', { drafter: 'CTC', verifier: 'GREEDY' }], ['ctc + joint (default)', { drafter: 'CTC', verifier: 'JOINT' }]] as const) {
+  for (const [name, decoding] of [
+    ['none (AR baseline)', { drafter: 'NONE', verifier: 'GREEDY' }],
+    ['ctc + greedy', { drafter: 'CTC', verifier: 'GREEDY' }],
+    ['ctc + joint (default)', { drafter: 'CTC', verifier: 'JOINT' }],
+  ] as const) {
     rows.push(await measure(threads, name, decoding, 'one after another'));
     rows.push(await measure(threads, name, decoding, 'all at once'));
   }
@@ -118,7 +146,18 @@ if (tesseract) {
     if (mode === 'all at once') await Promise.all(pages.map((p) => tesseractRead(p, 3)));
     else for (const p of pages) await tesseractRead(p, 3);
     const seconds = (performance.now() - t0) / 1000;
-    rows.push({ system: tesseract, threads: null, decoding: 'psm 3, 1 thread per process', mode, seconds, pagesPerSecond: n / seconds, forwards: null, meanBatchLines: null, eventLoopMaxMs: null, eventLoopP99Ms: null });
+    rows.push({
+      system: tesseract,
+      threads: null,
+      decoding: 'psm 3, 1 thread per process',
+      mode,
+      seconds,
+      pagesPerSecond: n / seconds,
+      forwards: null,
+      meanBatchLines: null,
+      eventLoopMaxMs: null,
+      eventLoopP99Ms: null,
+    });
   }
 }
 
@@ -134,19 +173,39 @@ const report = {
   pages: [...new Set(pages.map((p) => basename(p)))],
   rows,
   /** One after another / all at once, per decoding and thread setting. */
-  concurrentSpeedup: setups.map((r) => ({ decoding: r.decoding, threads: r.threads, speedup: speedup(r.decoding, r.threads) })),
+  concurrentSpeedup: setups.map((r) => ({
+    decoding: r.decoding,
+    threads: r.threads,
+    speedup: speedup(r.decoding, r.threads),
+  })),
 };
 writeReport(values.out, report);
 
 console.log(`\n${n} single-page jobs (${report.pages.join(', ')}), ${String(header.machine)}\n`);
-console.log('| system | threads | decoding | jobs run | seconds | pages/s | decoder forwards | mean lines per forward | event loop p99 / max ms |');
+console.log(
+  '| system | threads | decoding | jobs run | seconds | pages/s | ' +
+    'decoder forwards | mean lines per forward | event loop p99 / max ms |',
+);
 console.log('|---|---:|---|---|---:|---:|---:|---:|---:|');
 for (const r of rows) {
-  const loop = r.eventLoopMaxMs === null || r.eventLoopP99Ms === null ? '–' : `${r.eventLoopP99Ms.toFixed(0)} / ${r.eventLoopMaxMs.toFixed(0)}`;
-  console.log(`| ${r.system} | ${r.threads ?? '–'} | ${r.decoding} | ${r.mode} | ${r.seconds.toFixed(1)} | ${r.pagesPerSecond.toFixed(2)} | ${r.forwards ?? '–'} | ${r.meanBatchLines?.toFixed(1) ?? '–'} | ${loop} |`);
+  const loop =
+    r.eventLoopMaxMs === null || r.eventLoopP99Ms === null
+      ? '–'
+      : `${r.eventLoopP99Ms.toFixed(0)} / ${r.eventLoopMaxMs.toFixed(0)}`;
+  console.log(
+    `| ${r.system} | ${r.threads ?? '–'} | ${r.decoding} | ${r.mode} | ` +
+      `${r.seconds.toFixed(1)} | ${r.pagesPerSecond.toFixed(2)} | ` +
+      `${r.forwards ?? '–'} | ${r.meanBatchLines?.toFixed(1) ?? '–'} | ` +
+      `${loop} |`,
+  );
 }
 console.log('');
 for (const c of report.concurrentSpeedup) {
-  if (c.speedup) console.log(`${c.decoding}${c.threads === null ? '' : `, ${c.threads} thread(s)`}: all at once finishes ${c.speedup.toFixed(2)}x sooner than one after another`);
+  if (c.speedup)
+    console.log(
+      `${c.decoding}${c.threads === null ? '' : `, ${c.threads} thread(s)`}: ` +
+        `all at once finishes ${c.speedup.toFixed(2)}x sooner than one after ` +
+        `another`,
+    );
 }
 console.log(`\nwritten to ${values.out}`);

@@ -16,7 +16,14 @@ import { runVision } from '../src/engine/vision/visual-state.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
 import { benchArgs, benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
 
-async function forwardMs(engine: Engine, crops: GrayCrop[], batch: number, newTokens: number, cacheLen: number, reps: number): Promise<number> {
+async function forwardMs(
+  engine: Engine,
+  crops: GrayCrop[],
+  batch: number,
+  newTokens: number,
+  cacheLen: number,
+  reps: number,
+): Promise<number> {
   const { bundle } = engine;
   const { nLayers, nHeads, headDim } = bundle.config.dims;
   const rows = Array.from({ length: batch }, (_, i) => crops[i % crops.length]);
@@ -47,8 +54,23 @@ async function main(): Promise<void> {
     engine.maxBatch = batch;
     const { metrics } = await engine.readLines(crops, { decoding: { drafter: 'none', verifier: 'greedy' } });
     const s = (performance.now() - t0) / 1000;
-    rows.push({ system: 'specula greedy AR', batch, lines: crops.length, seconds: s, linesPerSecond: crops.length / s, forwards: metrics.forwards, tokens: metrics.committedTokens, visionMs: metrics.visionMs, decodeMs: metrics.decodeMs, msPerForward: metrics.decodeMs / metrics.forwards });
-    print.push([`specula greedy AR, batch ${batch}`, (crops.length / s).toFixed(2), (metrics.decodeMs / metrics.forwards).toFixed(2)]);
+    rows.push({
+      system: 'specula greedy AR',
+      batch,
+      lines: crops.length,
+      seconds: s,
+      linesPerSecond: crops.length / s,
+      forwards: metrics.forwards,
+      tokens: metrics.committedTokens,
+      visionMs: metrics.visionMs,
+      decodeMs: metrics.decodeMs,
+      msPerForward: metrics.decodeMs / metrics.forwards,
+    });
+    print.push([
+      `specula greedy AR, batch ${batch}`,
+      (crops.length / s).toFixed(2),
+      (metrics.decodeMs / metrics.forwards).toFixed(2),
+    ]);
   }
   const tess = args.tesseract ? await tesseractVersion() : null;
   if (tess) {

@@ -36,12 +36,19 @@ const nLines = Number(values.lines);
 const batches = values.batches.split(',').map(Number);
 const nPages = Number(values.pages);
 const evalDir = values['eval-dir'];
-const DECODINGS: Record<string, DecodingOptionsInput | undefined> = { ar: { drafter: 'none', verifier: 'greedy' }, default: undefined };
+const DECODINGS: Record<string, DecodingOptionsInput | undefined> = {
+  ar: { drafter: 'none', verifier: 'greedy' },
+  default: undefined,
+};
 
 /** A fresh `specula parse` of the sample page: process start, bundle open, warm-up and the page. */
 function coldStart(on: DeviceChoice): { ms: number; ok: boolean } {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'specula.js'), 'parse', '--device', on, join(ROOT, 'examples', 'sample-page.png')], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, 'bin', 'specula.js'), 'parse', '--device', on, join(ROOT, 'examples', 'sample-page.png')],
+    { encoding: 'utf8' },
+  );
   return { ms: Math.round(performance.now() - t0), ok: r.status === 0 };
 }
 
@@ -58,9 +65,15 @@ async function linesReport(engine: Engine): Promise<Record<string, unknown>[]> {
       const r = await engine.readLines(crops, { decoding });
       const s = (performance.now() - t0) / 1000;
       rows.push({
-        batch, decoding: name, lines: crops.length, linesPerSecond: +(crops.length / s).toFixed(2),
-        tokensPerForward: +r.metrics.meanAcceptanceLength.toFixed(2), forwards: r.metrics.forwards,
-        committedTokens: r.metrics.committedTokens, decodeMs: Math.round(r.metrics.decodeMs), visionMs: Math.round(r.metrics.visionMs),
+        batch,
+        decoding: name,
+        lines: crops.length,
+        linesPerSecond: +(crops.length / s).toFixed(2),
+        tokensPerForward: +r.metrics.meanAcceptanceLength.toFixed(2),
+        forwards: r.metrics.forwards,
+        committedTokens: r.metrics.committedTokens,
+        decodeMs: Math.round(r.metrics.decodeMs),
+        visionMs: Math.round(r.metrics.visionMs),
         decodeTokensPerSecond: +(r.metrics.committedTokens / (r.metrics.decodeMs / 1000)).toFixed(1),
       });
     }
@@ -68,7 +81,10 @@ async function linesReport(engine: Engine): Promise<Record<string, unknown>[]> {
   return rows;
 }
 
-async function pagesReport(engine: Engine, set: 'docbank_pages' | 'docling_pages'): Promise<Record<string, unknown> | null> {
+async function pagesReport(
+  engine: Engine,
+  set: 'docbank_pages' | 'docling_pages',
+): Promise<Record<string, unknown> | null> {
   let pages;
   try {
     pages = loadPageSet(evalDir, set).slice(0, nPages);
@@ -76,14 +92,21 @@ async function pagesReport(engine: Engine, set: 'docbank_pages' | 'docling_pages
     return null;
   }
   if (!pages.length) return null;
-  const bar = process.stderr.isTTY ? new cliProgress.SingleBar({ format: `${set} [{bar}] {value}/{total}`, stream: process.stderr }, cliProgress.Presets.shades_classic) : null;
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        { format: `${set} [{bar}] {value}/{total}`, stream: process.stderr },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
   bar?.start(pages.length, 0);
   const t0 = performance.now();
   // Every page in flight at once: their lines share the decoder's batches.
-  await Promise.all(pages.map(async (p) => {
-    await readDocument(engine, readFileSync(p.file), p.file, { pages: String(p.page) });
-    bar?.increment();
-  }));
+  await Promise.all(
+    pages.map(async (p) => {
+      await readDocument(engine, readFileSync(p.file), p.file, { pages: String(p.page) });
+      bar?.increment();
+    }),
+  );
   bar?.stop();
   const s = (performance.now() - t0) / 1000;
   return { set, pages: pages.length, seconds: +s.toFixed(2), pagesPerSecond: +(pages.length / s).toFixed(2) };
@@ -97,8 +120,19 @@ async function deviceReport(on: DeviceChoice): Promise<Record<string, unknown>> 
   try {
     const lines = await linesReport(engine);
     engine.maxBatch = Math.max(...batches);
-    const pages = [await pagesReport(engine, 'docbank_pages'), await pagesReport(engine, 'docling_pages')].filter(Boolean);
-    return { device: engine.bundle.device, reason: engine.bundle.deviceReason, precision: engine.bundle.precision, coldStartToFirstPageMs: cold.ms, coldStartOk: cold.ok, openWithWarmUpMs: openMs, lines, pages };
+    const pages = [await pagesReport(engine, 'docbank_pages'), await pagesReport(engine, 'docling_pages')].filter(
+      Boolean,
+    );
+    return {
+      device: engine.bundle.device,
+      reason: engine.bundle.deviceReason,
+      precision: engine.bundle.precision,
+      coldStartToFirstPageMs: cold.ms,
+      coldStartOk: cold.ok,
+      openWithWarmUpMs: openMs,
+      lines,
+      pages,
+    };
   } finally {
     await engine.close();
   }
@@ -111,6 +145,12 @@ const speedup = batches.map((b) => {
   const at = (d: string): number => gpu.find((r) => r.batch === b && r.decoding === d)?.decodeTokensPerSecond ?? NaN;
   return { batch: b, defaultOverArDecode: +(at('default') / at('ar')).toFixed(2) };
 });
-const report = { when: new Date().toISOString(), host: { cpu: cpus()[0]?.model, cores: cpus().length }, node: process.version, runs, speedup };
+const report = {
+  when: new Date().toISOString(),
+  host: { cpu: cpus()[0]?.model, cores: cpus().length },
+  node: process.version,
+  runs,
+  speedup,
+};
 writeReport(values.out, report);
 console.log(JSON.stringify(report, null, 1));

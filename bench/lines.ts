@@ -21,32 +21,53 @@ export interface BenchLines {
   truth: string[];
 }
 
-export async function benchLines(engine: Engine, n: number, evalDir: string, set = 'docbank_samples'): Promise<BenchLines> {
+export async function benchLines(
+  engine: Engine,
+  n: number,
+  evalDir: string,
+  set = 'docbank_samples',
+): Promise<BenchLines> {
   const manifest = join(evalDir, set, 'manifest.jsonl');
   if (existsSync(manifest)) {
-    const rows = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string; image: string; gt_text: string });
+    const rows = readFileSync(manifest, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; image: string; gt_text: string });
     const picked = rows.filter((r) => r.kind === 'line').slice(0, n);
     const files = picked.map((r) => join(evalDir, set, r.image));
-    const crops = await Promise.all(files.map(async (f) => {
-      const page = await decodeImage(readFileSync(f), f);
-      return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
-    }));
+    const crops = await Promise.all(
+      files.map(async (f) => {
+        const page = await decodeImage(readFileSync(f), f);
+        return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, engine.imageSpec);
+      }),
+    );
     return { source: `${set} lines (${files.length})`, crops, files, truth: picked.map((r) => r.gt_text) };
   }
   const sample = join(ROOT, 'examples', 'sample-page.png');
   const page = await decodeImage(readFileSync(sample), sample);
   const boxes = findLines(page);
   const one = await cropLines(page, boxes, engine.imageSpec);
-  const text = readFileSync(join(ROOT, 'examples', 'sample-page.txt'), 'utf8').trim().split('\n');
+  const text = readFileSync(join(ROOT, 'examples', 'sample-page.txt'), 'utf8')
+    .trim()
+    .split('\n');
   const dir = mkdtempSync(join(tmpdir(), 'specula-bench-'));
-  const files = await Promise.all(boxes.map(async (b, i) => {
-    const f = join(dir, `line-${i}.png`);
-    await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
-      .extract({ left: b.x, top: b.y, width: b.width, height: b.height }).png().toFile(f);
-    return f;
-  }));
+  const files = await Promise.all(
+    boxes.map(async (b, i) => {
+      const f = join(dir, `line-${i}.png`);
+      await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
+        .extract({ left: b.x, top: b.y, width: b.width, height: b.height })
+        .png()
+        .toFile(f);
+      return f;
+    }),
+  );
   const pick = <T>(xs: T[]): T[] => Array.from({ length: n }, (_, i) => xs[i % xs.length]);
-  return { source: `examples/sample-page.png lines, repeated to ${n}`, crops: pick(one), files: pick(files), truth: pick(text) };
+  return {
+    source: `examples/sample-page.png lines, repeated to ${n}`,
+    crops: pick(one),
+    files: pick(files),
+    truth: pick(text),
+  };
 }
 
 /** Tesseract on the same line images, one process at a time (--psm 7: a single line). */
@@ -86,7 +107,8 @@ export function benchArgs(defaultOut: string, own: Record<string, { type: 'strin
     },
   });
   const rounds = Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a whole number of at least 1, not "${values.rounds}"`);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new Error(`--rounds must be a whole number of at least 1, not "${values.rounds}"`);
   return {
     lines: Number(values.lines),
     evalDir: resolve(values['eval-dir']),
@@ -95,7 +117,9 @@ export function benchArgs(defaultOut: string, own: Record<string, { type: 'strin
     batches: values.batches.split(',').map(Number),
     rounds,
     model: values.model,
-    extra: Object.fromEntries(Object.keys(own).map((k) => [k, (values as Record<string, unknown>)[k] as string | undefined])),
+    extra: Object.fromEntries(
+      Object.keys(own).map((k) => [k, (values as Record<string, unknown>)[k] as string | undefined]),
+    ),
   };
 }
 

@@ -5,7 +5,8 @@
  * in the same run, one process per core.
  *
  * Workers: one per two cores by default. A CPU worker keeps two cores busy by itself (its vision thread and its
- * decoder's steps overlap); on two cores one worker read 2.75-2.89 pages/s and two 2.59-2.66 (three runs each, in turn).
+ * decoder's steps overlap); on two cores one worker read 2.75-2.89 pages/s and two 2.59-2.66 (three runs each, in
+ * turn).
  *
  *   npm run bench:load -- [--jobs 50] [--file examples/sample-page.png] [--workers N] [--threads 1] [--no-tesseract]
  */
@@ -45,10 +46,17 @@ const env = {
 
 const api = await startSpecula('api', 'api', { ...env, LOG_LEVEL: 'info' });
 const workerCount = Math.max(1, Math.floor(Number(values.workers)));
-const workers = await Promise.all(Array.from({ length: workerCount }, (_, i) => startSpecula(`worker-${i + 1}`, 'worker', { ...env, LOG_LEVEL: 'info' })));
+const workers = await Promise.all(
+  Array.from({ length: workerCount }, (_, i) =>
+    startSpecula(`worker-${i + 1}`, 'worker', { ...env, LOG_LEVEL: 'info' }),
+  ),
+);
 const client = new ApiClient(`http://127.0.0.1:${api.port}`, 'bench-key');
 const CREATE = `mutation($b: String!, $n: String) { createParseJob(input: { base64: $b, fileName: $n }) { id } }`;
-const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on JobDone { metrics { forwards lines } } ... on JobFailed { code message } } }`;
+const EVENTS =
+  `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on ` +
+  `JobDone { metrics { forwards lines } } ... on JobFailed { code ` +
+  `message } } }`;
 
 interface Outcome {
   ok: boolean;
@@ -59,11 +67,20 @@ interface Outcome {
 async function one(i: number): Promise<Outcome> {
   const t0 = performance.now();
   try {
-    const r = await client.query<{ createParseJob: { id: string } }>(CREATE, { b: bytes.toString('base64'), n: `load-${i}-${basename(values.file)}` });
+    const r = await client.query<{ createParseJob: { id: string } }>(CREATE, {
+      b: bytes.toString('base64'),
+      n: `load-${i}-${basename(values.file)}`,
+    });
     if (!r.data) return { ok: false, ms: performance.now() - t0, error: JSON.stringify(r.errors) };
-    const evs = await client.sse<{ parseJobEvents: { __typename: string; code?: string } }>(EVENTS, { id: r.data.createParseJob.id });
+    const evs = await client.sse<{ parseJobEvents: { __typename: string; code?: string } }>(EVENTS, {
+      id: r.data.createParseJob.id,
+    });
     const last = evs[evs.length - 1]?.data?.parseJobEvents;
-    return { ok: last?.__typename === 'JobDone', ms: performance.now() - t0, ...(last?.__typename === 'JobDone' ? {} : { error: JSON.stringify(last) }) };
+    return {
+      ok: last?.__typename === 'JobDone',
+      ms: performance.now() - t0,
+      ...(last?.__typename === 'JobDone' ? {} : { error: JSON.stringify(last) }),
+    };
   } catch (e) {
     return { ok: false, ms: performance.now() - t0, error: (e as Error).message };
   }
@@ -76,11 +93,15 @@ const quantile = (xs: number[], q: number): number => {
 
 let done = 0;
 const t0 = performance.now();
-const outcomes = await Promise.all(Array.from({ length: n }, (_, i) => one(i).then((o) => {
-  done++;
-  process.stderr.write(`\r${done}/${n} jobs finished`);
-  return o;
-})));
+const outcomes = await Promise.all(
+  Array.from({ length: n }, (_, i) =>
+    one(i).then((o) => {
+      done++;
+      process.stderr.write(`\r${done}/${n} jobs finished`);
+      return o;
+    }),
+  ),
+);
 const seconds = (performance.now() - t0) / 1000;
 process.stderr.write('\n');
 // Each process's peak RSS over the run (Linux's VmHWM), read before they stop.
@@ -95,28 +116,32 @@ const peakMb = (pid: number | undefined): number | null => {
 const peakRssMb = { api: peakMb(api.p.proc.pid), workers: workers.map((w) => peakMb(w.p.proc.pid)) };
 // A worker logs a job's end after publishing it, so the client can hear of the last job before its log line is
 // read: wait (briefly) for every succeeded job's line before stopping them, or the count comes out one short.
-const succeeded = (): number[] => workers.map((w) => w.p.logs.filter((l) => l.msg === 'job finished' && l.status === 'succeeded').length);
+const succeeded = (): number[] =>
+  workers.map((w) => w.p.logs.filter((l) => l.msg === 'job finished' && l.status === 'succeeded').length);
 const completedJobs = outcomes.filter((o) => o.ok).length;
 const deadline = Date.now() + 5000;
-while (succeeded().reduce((a, b) => a + b, 0) < completedJobs && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+while (succeeded().reduce((a, b) => a + b, 0) < completedJobs && Date.now() < deadline)
+  await new Promise((r) => setTimeout(r, 50));
 for (const p of [api.p, ...workers.map((w) => w.p)]) p.kill('SIGTERM');
 const perWorker = succeeded();
 await Promise.all([api.p, ...workers.map((w) => w.p)].map((p) => p.exited));
 
 const lat = outcomes.filter((o) => o.ok).map((o) => o.ms / 1000);
-const rows: Record<string, unknown>[] = [{
-  system: `specula (api + ${workerCount} worker${workerCount > 1 ? 's' : ''}, Redis)`,
-  decoding: 'the default: ctc + joint, auto',
-  peakRssMb,
-  jobs: n,
-  completed: lat.length,
-  lost: n - lat.length,
-  seconds,
-  jobsPerSecond: lat.length / seconds,
-  p50: quantile(lat, 0.5),
-  p95: quantile(lat, 0.95),
-  jobsPerWorker: perWorker,
-}];
+const rows: Record<string, unknown>[] = [
+  {
+    system: `specula (api + ${workerCount} worker${workerCount > 1 ? 's' : ''}, Redis)`,
+    decoding: 'the default: ctc + joint, auto',
+    peakRssMb,
+    jobs: n,
+    completed: lat.length,
+    lost: n - lat.length,
+    seconds,
+    jobsPerSecond: lat.length / seconds,
+    p50: quantile(lat, 0.5),
+    p95: quantile(lat, 0.95),
+    jobsPerWorker: perWorker,
+  },
+];
 
 const tesseract = values['no-tesseract'] ? null : await tesseractVersion();
 if (tesseract) {
@@ -126,15 +151,28 @@ if (tesseract) {
   const tl: number[] = [];
   const start = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: cpus().length }, async () => {
-    while (next < n) {
-      next++;
-      await tesseractRead(file, 3);
-      tl.push((performance.now() - start) / 1000); // latency counted from "all submitted at once", as above
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: cpus().length }, async () => {
+      while (next < n) {
+        next++;
+        await tesseractRead(file, 3);
+        tl.push((performance.now() - start) / 1000); // latency counted from "all submitted at once", as above
+      }
+    }),
+  );
   const ts = (performance.now() - start) / 1000;
-  rows.push({ system: `${tesseract} (${cpus().length} processes)`, decoding: 'psm 3', jobs: n, completed: tl.length, lost: 0, seconds: ts, jobsPerSecond: n / ts, p50: quantile(tl, 0.5), p95: quantile(tl, 0.95), jobsPerWorker: null });
+  rows.push({
+    system: `${tesseract} (${cpus().length} processes)`,
+    decoding: 'psm 3',
+    jobs: n,
+    completed: tl.length,
+    lost: 0,
+    seconds: ts,
+    jobsPerSecond: n / ts,
+    p50: quantile(tl, 0.5),
+    p95: quantile(tl, 0.95),
+    jobsPerWorker: null,
+  });
 }
 
 const report = {
@@ -151,6 +189,15 @@ console.log('| system | decoding | completed | lost | seconds | jobs/s | p50 s |
 console.log('|---|---|---:|---:|---:|---:|---:|---:|');
 for (const r of rows) {
   const f = (x: unknown): string => (typeof x === 'number' ? x.toFixed(2) : String(x));
-  console.log(`| ${r.system} | ${r.decoding} | ${r.completed}/${r.jobs} | ${r.lost} | ${f(r.seconds)} | ${f(r.jobsPerSecond)} | ${f(r.p50)} | ${f(r.p95)} |`);
+  console.log(
+    `| ${r.system} | ${r.decoding} | ${r.completed}/${r.jobs} | ${r.lost} ` +
+      `| ${f(r.seconds)} | ${f(r.jobsPerSecond)} | ${f(r.p50)} | ${f(r.p95)} ` +
+      `|`,
+  );
 }
-console.log(`\njobs per worker: ${perWorker.join(', ')}; peak RSS MB: api ${peakRssMb.api?.toFixed(0) ?? '?'}, workers ${peakRssMb.workers.map((x) => x?.toFixed(0) ?? '?').join(', ')}; written to ${values.out}`);
+console.log(
+  `\njobs per worker: ${perWorker.join(', ')}; peak RSS MB: api ` +
+    `${peakRssMb.api?.toFixed(0) ?? '?'}, workers ` +
+    `${peakRssMb.workers.map((x) => x?.toFixed(0) ?? '?').join(', ')}; ` +
+    `written to ${values.out}`,
+);

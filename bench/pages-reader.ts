@@ -1,12 +1,13 @@
 /**
- * One Specula process reading a list of pages, as `specula parse` reads several files: the model opened once
- * (timed apart), one untimed warm-up read of the sample page, then every page read with a few documents in flight, so one page's layout overlaps another's
- * vision pass and decoder steps. Prints one JSON object: each page's markdown and seconds, the stage times, the
- * wall time over all pages and the process's peak RSS. bench/pages.bench.ts runs it as a child process per
- * system and page set, so the peak RSS is this reading's alone. Formulas are read as `specula parse` reads them
- * (the shipped formula bundle, opened with the model and timed with its load), unless --no-formulas.
+ * One Specula process reading a list of pages, as `specula parse` reads several files: the model opened once (timed
+ * apart), one untimed warm-up read of the sample page, then every page read with a few documents in flight, so one
+ * page's layout overlaps another's vision pass and decoder steps. Prints one JSON object: each page's markdown and
+ * seconds, the stage times, the wall time over all pages and the process's peak RSS. bench/pages.bench.ts runs it as a
+ * child process per system and page set, so the peak RSS is this reading's alone. Formulas are read as `specula parse`
+ * reads them (the shipped formula bundle, opened with the model and timed with its load), unless --no-formulas.
  *
- *   node dist/bench/pages-reader.js --pages pages.json [--drafter none --verifier greedy] [--precision fp32] [--no-formulas]
+ * node dist/bench/pages-reader.js --pages pages.json [--drafter none --verifier greedy] [--precision fp32]
+ * [--no-formulas]
  */
 // First, as in the CLI: V8's tiering flag (src/cli/tiering.ts) before the reader's modules load.
 import '../src/cli/tiering.js';
@@ -52,7 +53,10 @@ const { values } = parseArgs({
 });
 if (!values.pages) throw new Error('--pages FILE (a JSON list of { file, page, dropHeadersFooters })');
 const jobs = JSON.parse(readFileSync(values.pages, 'utf8')) as PageJob[];
-const decoding: DecodingOptionsInput = { ...(values.drafter ? { drafter: values.drafter } : {}), ...(values.verifier ? { verifier: values.verifier } : {}) };
+const decoding: DecodingOptionsInput = {
+  ...(values.drafter ? { drafter: values.drafter } : {}),
+  ...(values.verifier ? { verifier: values.verifier } : {}),
+};
 const ahead = Math.max(1, Number(values.ahead));
 
 const t0 = performance.now();
@@ -66,7 +70,10 @@ const loadSeconds = (performance.now() - t0) / 1000;
 // machine that has none cached yet, measures the forward-cost table `auto` draft lengths use (a few seconds, once
 // per machine: src/engine/decode/cost-cache.ts).
 const tw = performance.now();
-await readDocument(engine, readFileSync(join(ROOT, 'examples', 'sample-page.png')), 'sample-page.png', { decoding, formulas });
+await readDocument(engine, readFileSync(join(ROOT, 'examples', 'sample-page.png')), 'sample-page.png', {
+  decoding,
+  formulas,
+});
 const warmSeconds = (performance.now() - tw) / 1000;
 
 const t1 = performance.now();
@@ -80,7 +87,12 @@ async function lane(): Promise<void> {
     const j = jobs[i];
     const start = performance.now();
     try {
-      const r = await readDocument(engine, readFileSync(j.file), j.file, { pages: String(j.page), decoding, dropHeadersFooters: j.dropHeadersFooters, formulas });
+      const r = await readDocument(engine, readFileSync(j.file), j.file, {
+        pages: String(j.page),
+        decoding,
+        dropHeadersFooters: j.dropHeadersFooters,
+        formulas,
+      });
       readings[i] = r;
       results[i] = { markdown: r.markdown, seconds: (performance.now() - start) / 1000 };
     } catch (e) {

@@ -52,8 +52,14 @@ const rounds = Math.max(1, Math.floor(Number(values.rounds)));
 /** Specula's systems: the decoding each passes to the reader. */
 const SYSTEMS: Record<string, { label: string; args: string[] }> = {
   default: { label: 'Specula (default: ctc + joint)', args: [] },
-  ar: { label: 'Specula, plain greedy AR (--drafter none --verifier greedy)', args: ['--drafter', 'none', '--verifier', 'greedy'] },
-  lossless: { label: 'Specula, ctc + greedy (lossless against AR)', args: ['--drafter', 'ctc', '--verifier', 'greedy'] },
+  ar: {
+    label: 'Specula, plain greedy AR (--drafter none --verifier greedy)',
+    args: ['--drafter', 'none', '--verifier', 'greedy'],
+  },
+  lossless: {
+    label: 'Specula, ctc + greedy (lossless against AR)',
+    args: ['--drafter', 'ctc', '--verifier', 'greedy'],
+  },
 };
 
 interface SystemRow {
@@ -77,26 +83,47 @@ interface SystemRow {
 }
 
 const evalDir = values['eval-dir'];
-if (!existsSync(evalDir)) throw new Error(`evaluation folder not found: ${evalDir} (set --eval-dir or SPECULA_EVAL_DIR)`);
+if (!existsSync(evalDir))
+  throw new Error(`evaluation folder not found: ${evalDir} (set --eval-dir or SPECULA_EVAL_DIR)`);
 const limit = values.limit ? Number(values.limit) : Infinity;
 const tessVersion = values['no-tesseract'] ? null : await tesseractVersion();
-if (!values['no-tesseract'] && !tessVersion) throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
+if (!values['no-tesseract'] && !tessVersion)
+  throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
 const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 const reader = join(ROOT, 'dist', 'bench', 'pages-reader.js');
 const rows: SystemRow[] = [];
 const work = mkdtempSync(join(tmpdir(), 'specula-bench-pages-'));
 
-const scoreOf = (pages: EvalPage[], texts: string[]): number[] => pages.map((p, i) => ned(texts[i] ?? '', p.truth ?? ''));
+const scoreOf = (pages: EvalPage[], texts: string[]): number[] =>
+  pages.map((p, i) => ned(texts[i] ?? '', p.truth ?? ''));
 const mean = (xs: number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 
 async function specula(set: string, system: string, pages: EvalPage[]): Promise<SystemRow> {
   const list = join(work, `${set}.json`);
-  const jobs: PageJob[] = pages.map((p) => ({ file: p.file, page: p.page, dropHeadersFooters: !p.keepsHeadersFooters }));
+  const jobs: PageJob[] = pages.map((p) => ({
+    file: p.file,
+    page: p.page,
+    dropHeadersFooters: !p.keepsHeadersFooters,
+  }));
   writeFileSync(list, JSON.stringify(jobs));
-  const args = [HEAP_FLOOR_FLAG, reader, '--pages', list, ...SYSTEMS[system].args, ...(values.precision ? ['--precision', values.precision] : []), ...(values['no-formulas'] ? ['--no-formulas'] : [])];
-  const { stdout } = await run(process.execPath, args, { maxBuffer: 256 << 20, env: { ...process.env, ...MALLOC_ARENAS_ENV } });
+  const args = [
+    HEAP_FLOOR_FLAG,
+    reader,
+    '--pages',
+    list,
+    ...SYSTEMS[system].args,
+    ...(values.precision ? ['--precision', values.precision] : []),
+    ...(values['no-formulas'] ? ['--no-formulas'] : []),
+  ];
+  const { stdout } = await run(process.execPath, args, {
+    maxBuffer: 256 << 20,
+    env: { ...process.env, ...MALLOC_ARENAS_ENV },
+  });
   const r = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ReaderResult;
-  const neds = scoreOf(pages, r.pages.map((x) => x.markdown));
+  const neds = scoreOf(
+    pages,
+    r.pages.map((x) => x.markdown),
+  );
   const n = pages.length;
   return {
     set,
@@ -112,13 +139,20 @@ async function specula(set: string, system: string, pages: EvalPage[]): Promise<
     linesPerPage: r.lines / n,
     tokensPerForward: r.tokensPerForward,
     precision: r.precision,
-    perPage: pages.map((p, i) => ({ file: relative(ROOT, p.file), page: p.page, ned: neds[i], seconds: r.pages[i].seconds, ...(r.pages[i].error ? { error: r.pages[i].error } : {}) })),
+    perPage: pages.map((p, i) => ({
+      file: relative(ROOT, p.file),
+      page: p.page,
+      ned: neds[i],
+      seconds: r.pages[i].seconds,
+      ...(r.pages[i].error ? { error: r.pages[i].error } : {}),
+    })),
   };
 }
 
 async function tesseract(set: string, pages: EvalPage[]): Promise<SystemRow> {
   const images: string[] = [];
-  for (const [i, p] of pages.entries()) images.push(await pageImageFile(readFileSync(p.file), p, join(work, `page-${i}.png`)));
+  for (const [i, p] of pages.entries())
+    images.push(await pageImageFile(readFileSync(p.file), p, join(work, `page-${i}.png`)));
   const texts: string[] = [];
   const seconds: number[] = [];
   const rss: number[] = [];
@@ -157,11 +191,20 @@ async function tesseract(set: string, pages: EvalPage[]): Promise<SystemRow> {
   };
 }
 
-const systems = values.systems.split(',').map((s) => s.trim()).filter(Boolean);
-for (const s of systems) if (!SYSTEMS[s]) throw new Error(`unknown system "${s}"; the systems are: ${Object.keys(SYSTEMS).join(', ')}`);
+const systems = values.systems
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const s of systems)
+  if (!SYSTEMS[s]) throw new Error(`unknown system "${s}"; the systems are: ${Object.keys(SYSTEMS).join(', ')}`);
 try {
-  for (const set of values.sets.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const pages = loadPageSet(evalDir, set).filter((p) => p.truth !== undefined).slice(0, limit);
+  for (const set of values.sets
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const pages = loadPageSet(evalDir, set)
+      .filter((p) => p.truth !== undefined)
+      .slice(0, limit);
     console.error(`${set}: ${pages.length} pages`);
     // Interleaved within the set, one system at a time with nothing else running: ratios hold while the
     // machine's speed drifts between sets. Over several rounds the order turns round each time.
@@ -171,7 +214,9 @@ try {
       for (const s of round % 2 ? [...order].reverse() : order) {
         const row = s === 'tesseract' ? await tesseract(set, pages) : await specula(set, s, pages);
         runs.get(s)?.push(row);
-        console.error(`  ${rounds > 1 ? `round ${round + 1}: ` : ''}${row.system}: ${row.pagesPerSecond.toFixed(2)} pages/s`);
+        console.error(
+          `  ${rounds > 1 ? `round ${round + 1}: ` : ''}${row.system}: ${row.pagesPerSecond.toFixed(2)} pages/s`,
+        );
       }
     }
     for (const s of order) {
@@ -190,7 +235,10 @@ const speedups = sets.map((set) => {
   const def = of('Specula (default');
   const ar = of('Specula, plain');
   const tess = of('tesseract');
-  const perRound = def?.roundsPagesPerSecond && tess?.roundsPagesPerSecond ? def.roundsPagesPerSecond.map((v, i) => v / (tess.roundsPagesPerSecond?.[i] ?? NaN)) : null;
+  const perRound =
+    def?.roundsPagesPerSecond && tess?.roundsPagesPerSecond
+      ? def.roundsPagesPerSecond.map((v, i) => v / (tess.roundsPagesPerSecond?.[i] ?? NaN))
+      : null;
   return {
     set,
     defaultOverTesseract: def && tess ? def.pagesPerSecond / tess.pagesPerSecond : null,
@@ -203,9 +251,18 @@ const report = {
   created: new Date().toISOString(),
   machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`,
   tesseract: tessVersion,
-  scoring: 'NED of markdown with its syntax stripped and its formulas as they render, by src/eval/ned.ts (as `npm run eval` scores pages); page headers and footers dropped where a set\'s truth has none (docling)',
-  formulas: values['no-formulas'] ? 'not read (--no-formulas)' : 'read by the shipped formula bundle, as specula parse reads them (its load in loadSeconds)',
-  timing: 'pages/s = pages / wall seconds over the whole set in one process (Specula: model load excluded, reported as loadSeconds; tesseract: one process per core); stage times are per page and overlap across pages',
+  scoring:
+    'NED of markdown with its syntax stripped and its formulas as they ' +
+    'render, by src/eval/ned.ts (as `npm run eval` scores pages); page ' +
+    "headers and footers dropped where a set's truth has none (docling)",
+  formulas: values['no-formulas']
+    ? 'not read (--no-formulas)'
+    : 'read by the shipped formula bundle, as specula parse reads them (its load in loadSeconds)',
+  timing:
+    'pages/s = pages / wall seconds over the whole set in one process ' +
+    '(Specula: model load excluded, reported as loadSeconds; tesseract: ' +
+    'one process per core); stage times are per page and overlap across ' +
+    'pages',
   rounds,
   speedups,
   rows,
@@ -221,20 +278,37 @@ const maxPps = Math.max(...rows.map((r) => r.pagesPerSecond)) * 1.15;
 const groupW = (W - 80) / Math.max(1, sets.length);
 const barW = (groupW - 30) / Math.max(1, labels.length);
 const y = (v: number): number => H - 110 - (v / maxPps) * (H - 150);
-const bars = sets.flatMap((set, g) => labels.map((label, k) => {
-  const r = rows.find((x) => x.set === set && x.system === label);
-  if (!r) return '';
-  const x0 = 60 + g * groupW + 15 + k * barW;
-  return `<rect x="${x0.toFixed(1)}" y="${y(r.pagesPerSecond).toFixed(1)}" width="${(barW - 4).toFixed(1)}" height="${(H - 110 - y(r.pagesPerSecond)).toFixed(1)}" fill="${colours[k % colours.length]}"/>`
-    + `<text x="${(x0 + 2).toFixed(1)}" y="${(y(r.pagesPerSecond) - 4).toFixed(1)}" font-size="11">${r.pagesPerSecond.toFixed(2)}</text>`;
-}));
-const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="DejaVu Sans" font-size="12">
+const bars = sets.flatMap((set, g) =>
+  labels.map((label, k) => {
+    const r = rows.find((x) => x.set === set && x.system === label);
+    if (!r) return '';
+    const x0 = 60 + g * groupW + 15 + k * barW;
+    return (
+      `<rect x="${x0.toFixed(1)}" y="${y(r.pagesPerSecond).toFixed(1)}" ` +
+      `width="${(barW - 4).toFixed(1)}" ` +
+      `height="${(H - 110 - y(r.pagesPerSecond)).toFixed(1)}" ` +
+      `fill="${colours[k % colours.length]}"/>` +
+      (`<text x="${(x0 + 2).toFixed(1)}" ` +
+        `y="${(y(r.pagesPerSecond) - 4).toFixed(1)}" ` +
+        `font-size="11">${r.pagesPerSecond.toFixed(2)}</text>`)
+    );
+  }),
+);
+const svgOpen = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="DejaVu Sans"`;
+const how = `${cpus().length} cores, same pages, ${rounds > 1 ? `median of ${rounds} rounds` : 'one run'}`;
+const legend = labels.map(
+  (label, k) =>
+    `<rect x="60" y="${H - 75 + k * 17}" width="12" height="12" fill="${colours[k % colours.length]}"/>` +
+    `<text x="78" y="${H - 65 + k * 17}">${label}</text>`,
+);
+const svg = `${svgOpen} font-size="12">
 <rect width="100%" height="100%" fill="white"/>
-<text x="60" y="20">pages per second on ${cpus().length} cores, same pages, ${rounds > 1 ? `median of ${rounds} rounds` : 'one run'} (${report.created.slice(0, 10)})</text>
-<line x1="60" y1="${H - 110}" x2="${W - 20}" y2="${H - 110}" stroke="#444"/><line x1="60" y1="30" x2="60" y2="${H - 110}" stroke="#444"/>
+<text x="60" y="20">pages per second on ${how} (${report.created.slice(0, 10)})</text>
+<line x1="60" y1="${H - 110}" x2="${W - 20}" y2="${H - 110}" stroke="#444"/>
+<line x1="60" y1="30" x2="60" y2="${H - 110}" stroke="#444"/>
 ${bars.join('\n')}
 ${sets.map((set, g) => `<text x="${(60 + g * groupW + 15).toFixed(1)}" y="${H - 92}">${set}</text>`).join('')}
-${labels.map((label, k) => `<rect x="60" y="${H - 75 + k * 17}" width="12" height="12" fill="${colours[k % colours.length]}"/><text x="78" y="${H - 65 + k * 17}">${label}</text>`).join('')}
+${legend.join('')}
 </svg>`;
 const plot = values.out.replace(/\.json$/, '') + '.png';
 writeFileSync(plot, await sharp(Buffer.from(svg)).png().toBuffer());
@@ -246,10 +320,20 @@ console.log(`| set | system | pages | pages/s | NED | peak RSS MB | load s | ms/
 console.log('|---|---|---:|---:|---:|---:|---:|---|');
 for (const r of rows) {
   const st = r.stageMsPerPage ? stageNames.map((k) => (r.stageMsPerPage?.[k] ?? 0).toFixed(0)).join(', ') : '';
-  console.log(`| ${r.set} | ${r.system} | ${r.pages} | ${r.pagesPerSecond.toFixed(2)} | ${r.ned.toFixed(3)} | ${r.peakRssMb?.toFixed(0) ?? '-'} | ${r.loadSeconds?.toFixed(2) ?? ''} | ${st} |`);
+  console.log(
+    `| ${r.set} | ${r.system} | ${r.pages} | ${r.pagesPerSecond.toFixed(2)}` +
+      ` | ${r.ned.toFixed(3)} | ${r.peakRssMb?.toFixed(0) ?? '-'} | ` +
+      `${r.loadSeconds?.toFixed(2) ?? ''} | ${st} |`,
+  );
 }
 for (const s of speedups) {
-  const each = s.defaultOverTesseractPerRound ? ` (rounds: ${s.defaultOverTesseractPerRound.map((v) => v.toFixed(2)).join(', ')})` : '';
-  console.log(`${s.set}: default ${s.defaultOverTesseract?.toFixed(2) ?? '-'}x tesseract's pages/s${each}, ${s.defaultOverAr?.toFixed(2) ?? '-'}x plain AR's`);
+  const each = s.defaultOverTesseractPerRound
+    ? ` (rounds: ${s.defaultOverTesseractPerRound.map((v) => v.toFixed(2)).join(', ')})`
+    : '';
+  console.log(
+    `${s.set}: default ${s.defaultOverTesseract?.toFixed(2) ?? '-'}x ` +
+      `tesseract's pages/s${each}, ${s.defaultOverAr?.toFixed(2) ?? '-'}x ` +
+      `plain AR's`,
+  );
 }
 console.log(`\nwritten to ${values.out} and ${plot}`);

@@ -1,10 +1,10 @@
 /**
- * Cold start and resting memory of the embedded server (`npm start`: the API and a worker in one process):
- * from spawning it to its first `/readyz` 200, over several starts; then, in one more start, its RSS idle, after
- * one sample-page job (1 s and 5 s after it), and its peak (Linux's VmHWM). Beside npm start, the same server
- * unbundled (dist/src, in the same run: what infra/bundle.mjs saves). Optionally the same start under other Node binaries
- * (`--node /path/to/node,...`), run as `node --initial-old-space-size=64 dist/bundle/main.js serve` (as npm start
- * runs it) since npm starts with the Node on PATH.
+ * Cold start and resting memory of the embedded server (`npm start`: the API and a worker in one process): from
+ * spawning it to its first `/readyz` 200, over several starts; then, in one more start, its RSS idle, after one
+ * sample-page job (1 s and 5 s after it), and its peak (Linux's VmHWM). Beside npm start, the same server unbundled
+ * (dist/src, in the same run: what infra/bundle.mjs saves). Optionally the same start under other Node binaries
+ * (`--node /path/to/node,...`), run as `node --initial-old-space-size=64 dist/bundle/main.js serve` (as npm start runs
+ * it) since npm starts with the Node on PATH.
  *
  *   npm run bench:start -- [--runs 5] [--node PATHS] [--out bench/results/start.json]
  */
@@ -40,8 +40,10 @@ function freePort(): Promise<number> {
 
 const ENV = { SPECULA_ALLOW_ANONYMOUS: '1', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
 
-/** The server's own process: npm runs it through a shell, so it is the node descendant of what was spawned (a
- * SIGTERM to npm does not reach it). */
+/**
+ * The server's own process: npm runs it through a shell, so it is the node descendant of what was spawned (a
+ * SIGTERM to npm does not reach it).
+ */
 function serverPid(root: number): number {
   const children = (pid: number): number[] => {
     try {
@@ -76,16 +78,27 @@ async function stop(proc: ChildProcess): Promise<void> {
 async function start(command: string, args: string[]): Promise<{ proc: ChildProcess; ms: number; port: number }> {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...SERVER_MALLOC_ENV, ...ENV, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const proc = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...SERVER_MALLOC_ENV, ...ENV, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited with ${proc.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return { proc, ms: performance.now() - t0, port };
     await new Promise((r) => setTimeout(r, 5));
   }
 }
 
-async function coldStarts(label: string, command: string, args: string[]): Promise<{ label: string; ms: number[]; medianMs: number }> {
+async function coldStarts(
+  label: string,
+  command: string,
+  args: string[],
+): Promise<{ label: string; ms: number[]; medianMs: number }> {
   const ms: number[] = [];
   for (let i = 0; i < runs; i++) {
     const s = await start(command, args);
@@ -99,10 +112,22 @@ async function coldStarts(label: string, command: string, args: string[]): Promi
 const npmBin = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const rows = [await coldStarts('npm start', npmBin, ['start', '--silent'])];
 // The same server from dist/src, the modules tsc wrote, one file each: what the bundle (infra/bundle.mjs) saves.
-rows.push(await coldStarts(`node ${HEAP_FLOOR_FLAG} dist/src/cli/main.js serve (unbundled)`, process.execPath, [HEAP_FLOOR_FLAG, join('dist', 'src', 'cli', 'main.js'), 'serve']));
+rows.push(
+  await coldStarts(`node ${HEAP_FLOOR_FLAG} dist/src/cli/main.js serve (unbundled)`, process.execPath, [
+    HEAP_FLOOR_FLAG,
+    join('dist', 'src', 'cli', 'main.js'),
+    'serve',
+  ]),
+);
 for (const node of values.node.split(',').filter(Boolean)) {
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  rows.push(await coldStarts(`node ${version} ${HEAP_FLOOR_FLAG} dist/bundle/main.js serve`, node, [HEAP_FLOOR_FLAG, join('dist', 'bundle', 'main.js'), 'serve']));
+  rows.push(
+    await coldStarts(`node ${version} ${HEAP_FLOOR_FLAG} dist/bundle/main.js serve`, node, [
+      HEAP_FLOOR_FLAG,
+      join('dist', 'bundle', 'main.js'),
+      'serve',
+    ]),
+  );
 }
 
 // Memory: idle once ready (after a second), after one sample-page job (and a second more), and the peak.
@@ -113,11 +138,15 @@ const idleMb = status(pid, 'VmRSS');
 const client = new ApiClient(`http://127.0.0.1:${s.port}`);
 const created = await client.upload<{ createParseJob: { id: string } }>(
   'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }',
-  { input: { file: null } }, ['input', 'file'], readFileSync(join(ROOT, 'examples', 'sample-page.png')), 'sample-page.png',
+  { input: { file: null } },
+  ['input', 'file'],
+  readFileSync(join(ROOT, 'examples', 'sample-page.png')),
+  'sample-page.png',
 );
 if (!created.data) throw new Error(JSON.stringify(created.errors));
 const events = await client.sse<{ parseJobEvents: { __typename: string } }>(
-  'subscription($id: ID!) { parseJobEvents(id: $id) { __typename } }', { id: created.data.createParseJob.id },
+  'subscription($id: ID!) { parseJobEvents(id: $id) { __typename } }',
+  { id: created.data.createParseJob.id },
 );
 const last = events[events.length - 1]?.data?.parseJobEvents.__typename;
 if (last !== 'JobDone') throw new Error(`the job ended with ${last}`);
@@ -128,12 +157,17 @@ await new Promise((r) => setTimeout(r, 4000));
 const restingMb = status(pid, 'VmRSS');
 const peakMb = status(pid, 'VmHWM');
 await stop(s.proc);
-console.log(`RSS: idle ${idleMb} MB; after one sample-page job ${afterJobMb} MB at 1 s, ${restingMb} MB at 5 s; peak ${peakMb} MB`);
+console.log(
+  `RSS: idle ${idleMb} MB; after one sample-page job ${afterJobMb} MB at ` +
+    `1 s, ${restingMb} MB at 5 s; peak ${peakMb} MB`,
+);
 
 writeReport(values.out, {
   created: new Date().toISOString(),
   node: process.version,
-  what: 'milliseconds from spawning the embedded server to its first /readyz 200 (polled every 5 ms); RSS of the server process',
+  what:
+    'milliseconds from spawning the embedded server to its first /readyz ' +
+    '200 (polled every 5 ms); RSS of the server process',
   starts: rows,
   memory: { idleMb, afterJobMb, restingMb, peakMb },
 });

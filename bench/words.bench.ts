@@ -17,7 +17,13 @@ import type { WordOut } from '../src/document/word-boxes.js';
 import { Engine } from '../src/engine/engine.js';
 import { ned } from '../src/eval/ned.js';
 import { TESSERACT_ENV, tesseractVersion } from '../src/eval/tesseract.js';
-import { docbankWords, scoreWordBoxes, sumScores, tesseractTsvWords, type WordBoxScore } from '../src/eval/word-boxes.js';
+import {
+  docbankWords,
+  scoreWordBoxes,
+  sumScores,
+  tesseractTsvWords,
+  type WordBoxScore,
+} from '../src/eval/word-boxes.js';
 import { SOFTWARE_NAME, softwareVersion } from '../src/version.js';
 import { type DocumentReading, readDocument } from '../src/worker/read-document.js';
 import { median, writeReport } from './lines.js';
@@ -33,17 +39,22 @@ const { values } = parseArgs({
   },
 });
 const dir = join(values['eval-dir'], 'docbank_samples');
-if (!existsSync(join(dir, 'manifest.jsonl'))) throw new Error(`no DocBank pages at ${dir} (set --eval-dir or SPECULA_EVAL_DIR)`);
-const pages = readFileSync(join(dir, 'manifest.jsonl'), 'utf8').split('\n').filter((l) => l.trim())
+if (!existsSync(join(dir, 'manifest.jsonl')))
+  throw new Error(`no DocBank pages at ${dir} (set --eval-dir or SPECULA_EVAL_DIR)`);
+const pages = readFileSync(join(dir, 'manifest.jsonl'), 'utf8')
+  .split('\n')
+  .filter((l) => l.trim())
   .map((l) => JSON.parse(l) as { kind: string; image: string; gt_tokens: string; width: number; height: number })
   .filter((r) => r.kind === 'page')
   .slice(0, values.limit ? Number(values.limit) : undefined);
 const tessVersion = values['no-tesseract'] ? null : await tesseractVersion();
-if (!values['no-tesseract'] && !tessVersion) throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
+if (!values['no-tesseract'] && !tessVersion)
+  throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
 
 const engine = await Engine.open(values.model);
 const software = { name: SOFTWARE_NAME, version: softwareVersion() };
-const words = (r: DocumentReading): WordOut[] => r.pages.flatMap((p) => p.blocks.flatMap((b) => b.lines.flatMap((l) => l.words ?? [])));
+const words = (r: DocumentReading): WordOut[] =>
+  r.pages.flatMap((p) => p.blocks.flatMap((b) => b.lines.flatMap((l) => l.words ?? [])));
 
 // Warm the engine (its sessions, the draft-length calibration, the layout thread) on the first page.
 await readDocument(engine, readFileSync(join(dir, pages[0].image)), pages[0].image, { words: true });
@@ -71,7 +82,14 @@ for (const [i, page] of pages.entries()) {
   let pdf: Uint8Array | null = null;
   for (const f of WORD_FORMATS) {
     const t = performance.now();
-    const out = await renderWordFormat(f, { bytes, fileName: page.image, format: r.format, pages: r.pages, pdfDpi: DEFAULT_SOURCE_LIMITS.pdfDpi, software });
+    const out = await renderWordFormat(f, {
+      bytes,
+      fileName: page.image,
+      format: r.format,
+      pages: r.pages,
+      pdfDpi: DEFAULT_SOURCE_LIMITS.pdfDpi,
+      software,
+    });
     formatMs[f].push(performance.now() - t);
     if (f === 'pdf') pdf = out as Uint8Array;
   }
@@ -82,8 +100,15 @@ for (const [i, page] of pages.entries()) {
   const bbox = (await run('pdftotext', ['-bbox', pdfFile, '-'], { maxBuffer: 16 << 20 })).stdout;
   const pageWidthPt = Number(/<page width="([\d.]+)"/.exec(bbox)?.[1] ?? 0);
   const scale = pageWidthPt ? pg.width / pageWidthPt : 1;
-  const found = [...bbox.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
-    text: m[5].replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'"),
+  const found = [
+    ...bbox.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g),
+  ].map((m) => ({
+    text: m[5]
+      .replace(/&amp;/g, '&')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'"),
     box: [1, 2, 3, 4].map((k) => Number(m[k]) * scale),
   }));
   // Our words and poppler's, paired in order where the texts agree: how far apart their corners are, in pixels.
@@ -95,9 +120,21 @@ for (const [i, page] of pages.entries()) {
     if (at < 0) continue;
     k = at + 1;
     const b = found[at].box;
-    corners.push(Math.max(Math.abs(b[0] - w.box.x), Math.abs(b[1] - w.box.y), Math.abs(b[2] - (w.box.x + w.box.width)), Math.abs(b[3] - (w.box.y + w.box.height))));
+    corners.push(
+      Math.max(
+        Math.abs(b[0] - w.box.x),
+        Math.abs(b[1] - w.box.y),
+        Math.abs(b[2] - (w.box.x + w.box.width)),
+        Math.abs(b[3] - (w.box.y + w.box.height)),
+      ),
+    );
   }
-  roundTrip.push({ ned: ned(text.replace(/\s+/g, ' ').trim(), r.text.replace(/\s+/g, ' ').trim()), wordsFound: corners.length, words: mine.length, medianCornerPx: median(corners) ?? 0 });
+  roundTrip.push({
+    ned: ned(text.replace(/\s+/g, ' ').trim(), r.text.replace(/\s+/g, ' ').trim()),
+    wordsFound: corners.length,
+    words: mine.length,
+    medianCornerPx: median(corners) ?? 0,
+  });
   process.stderr.write(`page ${i + 1}/${pages.length}: ${ours[i].matched}/${ours[i].truth} words matched\n`);
 }
 await engine.close();
@@ -109,8 +146,15 @@ if (tessVersion) {
   const lane = async (): Promise<void> => {
     while (next < pages.length) {
       const i = next++;
-      const { stdout } = await run('tesseract', [join(dir, pages[i].image), 'stdout', '--psm', '3', '-l', 'eng', 'tsv'], { env: { ...process.env, ...TESSERACT_ENV }, maxBuffer: 16 << 20 });
-      scores[i] = scoreWordBoxes(docbankWords(join(dir, pages[i].gt_tokens), pages[i].width, pages[i].height), tesseractTsvWords(stdout));
+      const { stdout } = await run(
+        'tesseract',
+        [join(dir, pages[i].image), 'stdout', '--psm', '3', '-l', 'eng', 'tsv'],
+        { env: { ...process.env, ...TESSERACT_ENV }, maxBuffer: 16 << 20 },
+      );
+      scores[i] = scoreWordBoxes(
+        docbankWords(join(dir, pages[i].gt_tokens), pages[i].width, pages[i].height),
+        tesseractTsvWords(stdout),
+      );
     }
   };
   const t0 = performance.now();
@@ -126,19 +170,36 @@ const report = {
   machine: `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}`,
   pages: pages.length,
   tesseract: tessVersion,
-  scoring: 'share of DocBank truth words (tokens.tsv, 0-1000 page coordinates scaled to pixels) matched one to one by a predicted word with the same NFKC text and box IoU >= 0.5 (src/eval/word-boxes.ts)',
+  scoring:
+    'share of DocBank truth words (tokens.tsv, 0-1000 page coordinates ' +
+    'scaled to pixels) matched one to one by a predicted word with the ' +
+    'same NFKC text and box IoU >= 0.5 (src/eval/word-boxes.ts)',
   wordBoxes: {
     specula: { ...specula, model: engine.bundle.config.name, decoding: 'the engine defaults' },
-    ...(tesseract ? { tesseract: { ...tesseract, system: `tesseract (${tessVersion}) --psm 3 tsv, ${cpus().length} processes, OMP_THREAD_LIMIT=1` } } : {}),
+    ...(tesseract
+      ? {
+          tesseract: {
+            ...tesseract,
+            system: `tesseract (${tessVersion}) --psm 3 tsv, ${cpus().length} processes, OMP_THREAD_LIMIT=1`,
+          },
+        }
+      : {}),
   },
   cost: {
-    timing: 'each page read twice in turn, without and with word boxes (order alternating), model loaded and warm; formats rendered from the reading with words',
+    timing:
+      'each page read twice in turn, without and with word boxes (order ' +
+      'alternating), model loaded and warm; formats rendered from the ' +
+      'reading with words',
     secondsPerPage: { plain: sum(plainSeconds) / pages.length, withWords: sum(wordSeconds) / pages.length },
     wordBoxesAddPercent: (100 * (sum(wordSeconds) - sum(plainSeconds))) / sum(plainSeconds),
     formatMsPerPage: Object.fromEntries(WORD_FORMATS.map((f) => [f, sum(formatMs[f]) / pages.length])),
   },
   searchablePdf: {
-    how: 'pdftotext -raw on our searchable PDF of each page: NED of its text against ours (whitespace folded); pdftotext -bbox: the largest corner distance between its box and ours per word (paired in order where the texts agree), median over words, in page pixels',
+    how:
+      'pdftotext -raw on our searchable PDF of each page: NED of its text ' +
+      'against ours (whitespace folded); pdftotext -bbox: the largest corner ' +
+      'distance between its box and ours per word (paired in order where the ' +
+      'texts agree), median over words, in page pixels',
     meanNed: sum(roundTrip.map((x) => x.ned)) / roundTrip.length,
     worstNed: Math.max(...roundTrip.map((x) => x.ned)),
     wordsPaired: sum(roundTrip.map((x) => x.wordsFound)),
@@ -150,13 +211,32 @@ writeReport(values.out, report);
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 console.log(`\n${report.machine}; ${pages.length} DocBank pages\n`);
-console.log('| system | truth words | matched (same text, IoU >= 0.5) | same text at all | median IoU (the pages\' medians) |');
+console.log(
+  "| system | truth words | matched (same text, IoU >= 0.5) | same text at all | median IoU (the pages' medians) |",
+);
 console.log('|---|---:|---:|---:|---:|');
-console.log(`| Specula | ${specula.truth} | ${pct(specula.share)} | ${pct(specula.sameText / specula.truth)} | ${specula.medianIou.toFixed(3)} |`);
-if (tesseract) console.log(`| tesseract | ${tesseract.truth} | ${pct(tesseract.share)} | ${pct(tesseract.sameText / tesseract.truth)} | ${tesseract.medianIou.toFixed(3)} |`);
+console.log(
+  `| Specula | ${specula.truth} | ${pct(specula.share)} | ` +
+    `${pct(specula.sameText / specula.truth)} | ` +
+    `${specula.medianIou.toFixed(3)} |`,
+);
+if (tesseract)
+  console.log(
+    `| tesseract | ${tesseract.truth} | ${pct(tesseract.share)} | ` +
+      `${pct(tesseract.sameText / tesseract.truth)} | ` +
+      `${tesseract.medianIou.toFixed(3)} |`,
+  );
 const c = report.cost;
-console.log(`\nseconds per page: ${c.secondsPerPage.plain.toFixed(3)} without word boxes, ${c.secondsPerPage.withWords.toFixed(3)} with (${c.wordBoxesAddPercent.toFixed(1)}%)`);
+console.log(
+  `\nseconds per page: ${c.secondsPerPage.plain.toFixed(3)} without word ` +
+    `boxes, ${c.secondsPerPage.withWords.toFixed(3)} with ` +
+    `(${c.wordBoxesAddPercent.toFixed(1)}%)`,
+);
 console.log(`ms per page to render: ${WORD_FORMATS.map((f) => `${f} ${c.formatMsPerPage[f].toFixed(1)}`).join(', ')}`);
 const s = report.searchablePdf;
-console.log(`searchable PDF through pdftotext: NED ${s.meanNed.toFixed(4)} (worst ${s.worstNed.toFixed(4)}); ${s.wordsPaired}/${s.words} words paired, median corner distance ${s.medianCornerPx.toFixed(1)} px`);
+console.log(
+  `searchable PDF through pdftotext: NED ${s.meanNed.toFixed(4)} (worst ` +
+    `${s.worstNed.toFixed(4)}); ${s.wordsPaired}/${s.words} words paired, ` +
+    `median corner distance ${s.medianCornerPx.toFixed(1)} px`,
+);
 console.log(`\nwritten to ${values.out}`);

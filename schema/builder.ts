@@ -31,7 +31,11 @@ export const builder = new SchemaBuilder<{
     authScopes: (ctx) => ({ tenant: ctx.tenant !== null }),
     unauthorizedError: (_parent, ctx) =>
       new GraphQLError(
-        ctx.authFailure === 'unknown' ? 'the API key is not valid' : ctx.authFailure === 'malformed' ? 'send the API key as "Authorization: Bearer <key>"' : 'an API key is required: send "Authorization: Bearer <key>"',
+        ctx.authFailure === 'unknown'
+          ? 'the API key is not valid'
+          : ctx.authFailure === 'malformed'
+            ? 'send the API key as "Authorization: Bearer <key>"'
+            : 'an API key is required: send "Authorization: Bearer <key>"',
         { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } },
       ),
   },
@@ -39,7 +43,10 @@ export const builder = new SchemaBuilder<{
   zod: {
     validationError: (error) =>
       new GraphQLError(error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), {
-        extensions: { code: 'BAD_USER_INPUT', issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) },
+        extensions: {
+          code: 'BAD_USER_INPUT',
+          issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+        },
       }),
   },
   relay: {
@@ -47,19 +54,29 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     pageInfoFieldOptions: { description: 'Where this page lies in the list.' },
     cursorFieldOptions: { description: 'Pass as `after` or `before` to page on from this edge.' },
-    hasNextPageFieldOptions: { description: 'True when more items follow this page\'s last edge.' },
-    hasPreviousPageFieldOptions: { description: 'True when more items precede this page\'s first edge.' },
-    startCursorFieldOptions: { description: 'Cursor of the page\'s first edge; null when the page is empty.' },
-    endCursorFieldOptions: { description: 'Cursor of the page\'s last edge; null when the page is empty.' },
+    hasNextPageFieldOptions: { description: "True when more items follow this page's last edge." },
+    hasPreviousPageFieldOptions: { description: "True when more items precede this page's first edge." },
+    startCursorFieldOptions: { description: "Cursor of the page's first edge; null when the page is empty." },
+    endCursorFieldOptions: { description: "Cursor of the page's last edge; null when the page is empty." },
   },
   complexity: {
     defaultComplexity: 1,
     defaultListMultiplier: 10,
     limit: (ctx) => ({ complexity: ctx.limits.complexity, depth: ctx.limits.depth, breadth: 200 }),
     complexityError: (kind, result) =>
-      new GraphQLError(`the query is too ${kind === 'Depth' ? 'deep' : kind === 'Breadth' ? 'broad' : 'costly'}: ${kind.toLowerCase()} ${result[kind.toLowerCase() as 'depth']} over the limit of ${result[`max${kind}` as 'maxDepth']}`, {
-        extensions: { code: kind === 'Depth' ? 'QUERY_TOO_DEEP' : 'QUERY_TOO_COMPLEX', kind: kind.toLowerCase(), ...result },
-      }),
+      new GraphQLError(
+        `the query is too ` +
+          `${kind === 'Depth' ? 'deep' : kind === 'Breadth' ? 'broad' : 'costly'}: ` +
+          `${kind.toLowerCase()} ${result[kind.toLowerCase() as 'depth']} over ` +
+          `the limit of ${result[`max${kind}` as 'maxDepth']}`,
+        {
+          extensions: {
+            code: kind === 'Depth' ? 'QUERY_TOO_DEEP' : 'QUERY_TOO_COMPLEX',
+            kind: kind.toLowerCase(),
+            ...result,
+          },
+        },
+      ),
   },
   tracing: {
     // Root query and mutation fields only: a span per lookup or mutation, not per scalar or per streamed event.

@@ -16,27 +16,37 @@ export const jobErrorCode = (code: string): JobErrorCode =>
   (JOB_ERROR_CODES as readonly string[]).includes(code) ? (code as JobErrorCode) : 'INTERNAL';
 
 const origin = (code: string): string =>
-  (DOCUMENT_ERROR_CODES as readonly string[]).includes(code) ? 'The document: it cannot be read as sent.'
-    : (ENGINE_ERROR_CODES as readonly string[]).includes(code) ? 'The engine refused or stopped the read.'
-      : (API_ERROR_CODES as readonly string[]).includes(code) ? 'The request (GraphQL `extensions.code`).'
-        : 'The service: not the document\'s fault (a lost upload, an unexpected failure, reported).';
+  (DOCUMENT_ERROR_CODES as readonly string[]).includes(code)
+    ? 'The document: it cannot be read as sent.'
+    : (ENGINE_ERROR_CODES as readonly string[]).includes(code)
+      ? 'The engine refused or stopped the read.'
+      : (API_ERROR_CODES as readonly string[]).includes(code)
+        ? 'The request (GraphQL `extensions.code`).'
+        : "The service: not the document's fault (a lost upload, an unexpected failure, reported).";
 
 export const ErrorCode = builder.enumType('ErrorCode', {
-  description: 'Stable error codes: branch on these, never on messages. A failed job carries a document, engine or service code; a refused request carries a request code in `extensions.code`.',
-  values: Object.fromEntries([...new Set([...JOB_ERROR_CODES, ...API_ERROR_CODES])].map((c) => [c, { value: c, description: origin(c) }])),
+  description:
+    'Stable error codes: branch on these, never on messages. A failed job ' +
+    'carries a document, engine or service code; a refused request carries ' +
+    'a request code in `extensions.code`.',
+  values: Object.fromEntries(
+    [...new Set([...JOB_ERROR_CODES, ...API_ERROR_CODES])].map((c) => [c, { value: c, description: origin(c) }]),
+  ),
 });
 
 export const ErrorInterface = builder.interfaceRef<Error & { code: ApiErrorCode | JobErrorCode }>('Error').implement({
   description: 'Something the client can act on; `code` is stable.',
   fields: (t) => ({
-    message: t.exposeString('message', { description: 'What went wrong, in words for people; branch on code, not on this.' }),
+    message: t.exposeString('message', {
+      description: 'What went wrong, in words for people; branch on code, not on this.',
+    }),
     code: t.field({ type: ErrorCode, description: 'Stable code to branch on.', resolve: (e) => e.code }),
   }),
 });
 
 builder.objectType(NotFoundError, {
   name: 'NotFoundError',
-  description: 'No such job for this tenant (another tenant\'s job does not exist here either).',
+  description: "No such job for this tenant (another tenant's job does not exist here either).",
   interfaces: [ErrorInterface],
   isTypeOf: (o) => o instanceof NotFoundError,
   fields: (t) => ({ id: t.exposeID('id', { description: 'The job id that was asked for.' }) }),

@@ -12,9 +12,11 @@ import { ParseJob } from './parse-job.js';
 type Of<T extends Sequenced['type']> = Extract<Sequenced, { type: T }>;
 
 const JobEvent = builder.interfaceRef<Sequenced>('JobEvent').implement({
-  description: 'Every event carries its job and its place in the job\'s sequence (1, 2, 3, ... with no gaps).',
+  description: "Every event carries its job and its place in the job's sequence (1, 2, 3, ... with no gaps).",
   fields: (t) => ({
-    seq: t.exposeInt('seq', { description: 'Place in the job\'s event sequence, from 1; pass the last one seen as `after` to resume.' }),
+    seq: t.exposeInt('seq', {
+      description: "Place in the job's event sequence, from 1; pass the last one seen as `after` to resume.",
+    }),
     jobId: t.exposeID('jobId', { description: 'The job the event belongs to.' }),
   }),
 });
@@ -26,9 +28,18 @@ const TokenDelta = builder.objectRef<Of<'token'>>('TokenDelta').implement({
     page: t.exposeInt('page', { description: '0-based page number in the document.' }),
     line: t.exposeInt('line', { description: 'Line number on the page, in reading order.' }),
     text: t.exposeString('text', { description: 'Text of the tokens committed, to append to the line.' }),
-    fromDraft: t.exposeBooleanList('fromDraft', { description: 'Per token: true when it came from an accepted draft, false when the verifier chose it.' }),
-    accepted: t.int({ description: 'Tokens of this delta that came from the accepted draft.', resolve: (e) => e.fromDraft.filter(Boolean).length }),
-    drafted: t.int({ description: 'How deep the draft offered at this step was (0: no draft); accepted/drafted per step gives acceptance live.', resolve: (e) => e.drafted ?? 0 }),
+    fromDraft: t.exposeBooleanList('fromDraft', {
+      description: 'Per token: true when it came from an accepted draft, false when the verifier chose it.',
+    }),
+    accepted: t.int({
+      description: 'Tokens of this delta that came from the accepted draft.',
+      resolve: (e) => e.fromDraft.filter(Boolean).length,
+    }),
+    drafted: t.int({
+      description:
+        'How deep the draft offered at this step was (0: no draft); accepted/drafted per step gives acceptance live.',
+      resolve: (e) => e.drafted ?? 0,
+    }),
   }),
 });
 
@@ -53,15 +64,26 @@ const JobDone = builder.objectRef<Of<'done'>>('JobDone').implement({
   interfaces: [JobEvent],
   fields: (t) => ({
     metrics: t.field({ type: SpeculationMetrics, description: 'How the job was decoded.', resolve: (e) => e.metrics }),
-    job: t.field({ type: ParseJob, nullable: true, description: 'The finished job; null when it is no longer stored.', resolve: (e, _args, ctx) => ctx.jobs.get(ctx.tenant ?? '', e.jobId) }),
+    job: t.field({
+      type: ParseJob,
+      nullable: true,
+      description: 'The finished job; null when it is no longer stored.',
+      resolve: (e, _args, ctx) => ctx.jobs.get(ctx.tenant ?? '', e.jobId),
+    }),
   }),
 });
 
 const JobFailed = builder.objectRef<Of<'failed'>>('JobFailed').implement({
   interfaces: [JobEvent],
   fields: (t) => ({
-    code: t.field({ type: ErrorCode, description: 'Why the job failed: a document, engine or service code.', resolve: (e) => jobErrorCode(e.code) }),
-    message: t.exposeString('message', { description: 'What went wrong, in words for people; branch on code, not on this.' }),
+    code: t.field({
+      type: ErrorCode,
+      description: 'Why the job failed: a document, engine or service code.',
+      resolve: (e) => jobErrorCode(e.code),
+    }),
+    message: t.exposeString('message', {
+      description: 'What went wrong, in words for people; branch on code, not on this.',
+    }),
   }),
 });
 
@@ -71,9 +93,14 @@ const JobCancelled = builder.objectRef<Of<'cancelled'>>('JobCancelled').implemen
 });
 
 const JobRestarted = builder.objectRef<Of<'restarted'>>('JobRestarted').implement({
-  description: 'The job is read again from the start (its worker stopped mid-job): drop the text its token deltas built so far.',
+  description:
+    'The job is read again from the start (its worker stopped mid-job): drop the text its token deltas built so far.',
   interfaces: [JobEvent],
-  fields: (t) => ({ attempt: t.exposeInt('attempt', { description: 'Times a worker has now started reading the job (2 on the first restart).' }) }),
+  fields: (t) => ({
+    attempt: t.exposeInt('attempt', {
+      description: 'Times a worker has now started reading the job (2 on the first restart).',
+    }),
+  }),
 });
 
 const TYPE_NAMES: Record<Sequenced['type'], string> = {
@@ -94,8 +121,12 @@ export const ParseJobEvent = builder.unionType('ParseJobEvent', {
 builder.subscriptionFields((t) => ({
   parseJobEvents: t.withAuth({ tenant: true }).field({
     type: ParseJobEvent,
-    description: 'The job\'s events so far (after `after`), then live ones; ends with JobDone, JobFailed or JobCancelled.',
-    args: { id: t.arg.id({ required: true }), after: t.arg.int({ required: false, description: 'The last seq you saw; 0 or absent replays everything.' }) },
+    description:
+      "The job's events so far (after `after`), then live ones; ends with JobDone, JobFailed or JobCancelled.",
+    args: {
+      id: t.arg.id({ required: true }),
+      after: t.arg.int({ required: false, description: 'The last seq you saw; 0 or absent replays everything.' }),
+    },
     subscribe: (_root, args, ctx) => subscribeParseJobEvents(String(args.id), args.after, ctx),
     resolve: (event: Sequenced) => event,
   }),

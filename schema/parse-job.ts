@@ -15,21 +15,46 @@ import { SpeculationMetrics } from './metrics.js';
 import { Page } from './page.js';
 
 export const JobStatus = builder.enumType('JobStatus', {
-  values: { QUEUED: { value: 'queued' }, RUNNING: { value: 'running' }, SUCCEEDED: { value: 'succeeded' }, FAILED: { value: 'failed' }, CANCELLED: { value: 'cancelled' } } as const,
+  values: {
+    QUEUED: { value: 'queued' },
+    RUNNING: { value: 'running' },
+    SUCCEEDED: { value: 'succeeded' },
+    FAILED: { value: 'failed' },
+    CANCELLED: { value: 'cancelled' },
+  } as const,
 });
 
 export const OutputFormatEnum = builder.enumType('OutputFormat', {
-  description: 'A whole-document rendering a job keeps. The word-level ones (HOCR, ALTO, TSV, SEARCHABLE_PDF) come '
-    + 'with word boxes, which cost an alignment per line: a job has them only when it asks.',
-  values: Object.fromEntries(Object.entries(OUTPUT_FORMATS).map(([value, f]) => [f.api, { value: value as OutputFormat, description: f.description }])),
+  description:
+    'A whole-document rendering a job keeps. The word-level ones (HOCR, ALTO, TSV, SEARCHABLE_PDF) come ' +
+    'with word boxes, which cost an alignment per line: a job has them only when it asks.',
+  values: Object.fromEntries(
+    Object.entries(OUTPUT_FORMATS).map(([value, f]) => [
+      f.api,
+      { value: value as OutputFormat, description: f.description },
+    ]),
+  ),
 });
 
 const SearchablePdf = builder.objectRef<NonNullable<JobResult['pdf']> & { jobId: string }>('SearchablePdf').implement({
-  description: 'The job\'s searchable PDF, kept as long as the job is.',
+  description: "The job's searchable PDF, kept as long as the job is.",
   fields: (t) => ({
-    url: t.string({ nullable: true, description: 'Where to GET it, with the same Authorization as this request; null when it could not be kept (see error).', resolve: (p) => ('bytes' in p ? searchablePdfPath(p.jobId) : null) }),
-    bytes: t.int({ nullable: true, description: 'Its size in bytes.', resolve: (p) => ('bytes' in p ? p.bytes : null) }),
-    error: t.string({ nullable: true, description: 'Why it could not be kept (the text formats stand); null when it was.', resolve: (p) => ('error' in p ? p.error : null) }),
+    url: t.string({
+      nullable: true,
+      description:
+        'Where to GET it, with the same Authorization as this request; null when it could not be kept (see error).',
+      resolve: (p) => ('bytes' in p ? searchablePdfPath(p.jobId) : null),
+    }),
+    bytes: t.int({
+      nullable: true,
+      description: 'Its size in bytes.',
+      resolve: (p) => ('bytes' in p ? p.bytes : null),
+    }),
+    error: t.string({
+      nullable: true,
+      description: 'Why it could not be kept (the text formats stand); null when it was.',
+      resolve: (p) => ('error' in p ? p.error : null),
+    }),
   }),
 });
 
@@ -37,26 +62,54 @@ const JobProgress = builder.objectRef<JobRecord['progress']>('JobProgress').impl
   fields: (t) => ({
     pagesDone: t.exposeInt('pagesDone', { description: 'Pages read so far.' }),
     pagesTotal: t.exposeInt('pagesTotal', { description: '0 until the document is open.' }),
-    fraction: t.float({ description: 'pagesDone / pagesTotal, from 0 to 1 (0 until the document is open).', resolve: (p) => (p.pagesTotal ? p.pagesDone / p.pagesTotal : 0) }),
+    fraction: t.float({
+      description: 'pagesDone / pagesTotal, from 0 to 1 (0 until the document is open).',
+      resolve: (p) => (p.pagesTotal ? p.pagesDone / p.pagesTotal : 0),
+    }),
   }),
 });
 
 const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').implement({
   description: 'Why a job failed; `code` is stable (a document, engine or service code).',
   fields: (t) => ({
-    code: t.field({ type: ErrorCode, description: 'Why the job failed: a document, engine or service code.', resolve: (e) => jobErrorCode(e.code) }),
-    message: t.exposeString('message', { description: 'What went wrong, in words for people; branch on code, not on this.' }),
+    code: t.field({
+      type: ErrorCode,
+      description: 'Why the job failed: a document, engine or service code.',
+      resolve: (e) => jobErrorCode(e.code),
+    }),
+    message: t.exposeString('message', {
+      description: 'What went wrong, in words for people; branch on code, not on this.',
+    }),
   }),
 });
 
 const JobDecoding = builder.objectRef<DecodingOptions>('JobDecoding').implement({
   description: 'The decoding options the job is read with: resolved when it was submitted, defaults filled in.',
   fields: (t) => ({
-    drafter: t.field({ type: DrafterEnum, description: 'The drafter the job is read with.', resolve: (d) => d.drafter }),
-    verifier: t.field({ type: VerifierEnum, description: 'The verifier the job is read with.', resolve: (d) => d.verifier }),
-    draftLength: t.int({ nullable: true, description: 'Null = automatic.', resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null) }),
-    visualKeep: t.float({ description: 'Share of visual tokens each step attends to (1 = all).', resolve: (d) => d.visualTokens.keep }),
-    parameters: t.field({ type: 'JSON', description: 'Every parameterised strategy\'s parameters, by strategy name (only the chosen ones are used).', resolve: (d) => d.params }),
+    drafter: t.field({
+      type: DrafterEnum,
+      description: 'The drafter the job is read with.',
+      resolve: (d) => d.drafter,
+    }),
+    verifier: t.field({
+      type: VerifierEnum,
+      description: 'The verifier the job is read with.',
+      resolve: (d) => d.verifier,
+    }),
+    draftLength: t.int({
+      nullable: true,
+      description: 'Null = automatic.',
+      resolve: (d) => (typeof d.draftLength === 'number' ? d.draftLength : null),
+    }),
+    visualKeep: t.float({
+      description: 'Share of visual tokens each step attends to (1 = all).',
+      resolve: (d) => d.visualTokens.keep,
+    }),
+    parameters: t.field({
+      type: 'JSON',
+      description: "Every parameterised strategy's parameters, by strategy name (only the chosen ones are used).",
+      resolve: (d) => d.params,
+    }),
   }),
 });
 
@@ -72,14 +125,33 @@ export const ParseJob = builder.loadableObjectRef<JobRecord, string>('ParseJob',
 
 ParseJob.implement({
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'The job\'s id.' }),
-    status: t.field({ type: JobStatus, description: 'Where the job is: queued, running, or how it ended.', resolve: (j) => j.status }),
+    id: t.exposeID('id', { description: "The job's id." }),
+    status: t.field({
+      type: JobStatus,
+      description: 'Where the job is: queued, running, or how it ended.',
+      resolve: (j) => j.status,
+    }),
     createdAt: t.field({ type: 'DateTime', description: 'When the job was submitted.', resolve: (j) => j.createdAt }),
-    updatedAt: t.field({ type: 'DateTime', description: 'When the job last changed (status or progress).', resolve: (j) => j.updatedAt }),
-    fileName: t.string({ description: 'The name sent with the job, else one taken from the upload or the URL ("document" for base64).', resolve: (j) => j.input.fileName }),
+    updatedAt: t.field({
+      type: 'DateTime',
+      description: 'When the job last changed (status or progress).',
+      resolve: (j) => j.updatedAt,
+    }),
+    fileName: t.string({
+      description: 'The name sent with the job, else one taken from the upload or the URL ("document" for base64).',
+      resolve: (j) => j.input.fileName,
+    }),
     size: t.int({ description: 'Bytes of the input document.', resolve: (j) => j.input.size }),
-    pageRange: t.string({ nullable: true, description: 'The pages asked for, 0-based, as sent ("0,2-4"); null when all were.', resolve: (j) => j.input.pages ?? null }),
-    formats: t.field({ type: [OutputFormatEnum], description: 'Whole-document renderings kept (MARKDOWN, TEXT and JSON when none were asked for).', resolve: (j) => [...(j.input.formats ?? DEFAULT_FORMATS)] }),
+    pageRange: t.string({
+      nullable: true,
+      description: 'The pages asked for, 0-based, as sent ("0,2-4"); null when all were.',
+      resolve: (j) => j.input.pages ?? null,
+    }),
+    formats: t.field({
+      type: [OutputFormatEnum],
+      description: 'Whole-document renderings kept (MARKDOWN, TEXT and JSON when none were asked for).',
+      resolve: (j) => [...(j.input.formats ?? DEFAULT_FORMATS)],
+    }),
     decoding: t.field({
       type: JobDecoding,
       nullable: true,
@@ -87,19 +159,72 @@ ParseJob.implement({
       // A job's own resolved options come back as they are; an earlier version stored them as sent.
       resolve: (j, _args, ctx) => ctx.engine.resolveDecoding(j.input.decoding).options ?? null,
     }),
-    progress: t.field({ type: JobProgress, description: 'Pages read so far, of those to read.', resolve: (j) => j.progress }),
-    error: t.field({ type: JobError, nullable: true, description: 'Why the job failed; null unless it failed.', resolve: (j) => j.error ?? null }),
-    pageCount: t.int({ nullable: true, description: 'Pages in the document (not only those read).', resolve: (j) => j.result?.pageCount ?? null }),
+    progress: t.field({
+      type: JobProgress,
+      description: 'Pages read so far, of those to read.',
+      resolve: (j) => j.progress,
+    }),
+    error: t.field({
+      type: JobError,
+      nullable: true,
+      description: 'Why the job failed; null unless it failed.',
+      resolve: (j) => j.error ?? null,
+    }),
+    pageCount: t.int({
+      nullable: true,
+      description: 'Pages in the document (not only those read).',
+      resolve: (j) => j.result?.pageCount ?? null,
+    }),
     pages: t.field({ type: [Page], description: 'Empty until the job succeeds.', resolve: (j) => pagesOf(j) }),
-    unreadableLines: t.int({ nullable: true, description: 'Lines marked unreadable over all pages read (Line.unreadable); null until the job succeeds.', resolve: (j) => (j.result ? pagesOf(j).reduce((n, p) => n + (p.unreadableLines ?? 0), 0) : null) }),
-    markdown: t.string({ nullable: true, description: 'Null until the job succeeds, or when MARKDOWN was not asked for.', resolve: (j) => j.result?.markdown ?? null }),
-    text: t.string({ nullable: true, description: 'Plain text, blocks separated by blank lines; null until the job succeeds, or when TEXT was not asked for.', resolve: (j) => j.result?.text ?? null }),
-    document: t.field({ type: 'JSON', nullable: true, description: 'The block tree as JSON, when JSON was asked for.', resolve: (j) => j.result?.document ?? null }),
-    hocr: t.string({ nullable: true, description: 'hOCR 1.2, when HOCR was asked for; null until the job succeeds.', resolve: (j) => j.result?.hocr ?? null }),
-    alto: t.string({ nullable: true, description: 'ALTO 4 XML, when ALTO was asked for; null until the job succeeds.', resolve: (j) => j.result?.alto ?? null }),
-    tsv: t.string({ nullable: true, description: 'Tesseract-style TSV, when TSV was asked for; null until the job succeeds.', resolve: (j) => j.result?.tsv ?? null }),
-    searchablePdf: t.field({ type: SearchablePdf, nullable: true, description: 'The searchable PDF, when SEARCHABLE_PDF was asked for; null until the job succeeds.', resolve: (j) => (j.result?.pdf ? { ...j.result.pdf, jobId: j.id } : null) }),
-    metrics: t.field({ type: SpeculationMetrics, nullable: true, description: 'How the job was decoded; null until it succeeds.', resolve: (j) => j.result?.metrics ?? null }),
+    unreadableLines: t.int({
+      nullable: true,
+      description: 'Lines marked unreadable over all pages read (Line.unreadable); null until the job succeeds.',
+      resolve: (j) => (j.result ? pagesOf(j).reduce((n, p) => n + (p.unreadableLines ?? 0), 0) : null),
+    }),
+    markdown: t.string({
+      nullable: true,
+      description: 'Null until the job succeeds, or when MARKDOWN was not asked for.',
+      resolve: (j) => j.result?.markdown ?? null,
+    }),
+    text: t.string({
+      nullable: true,
+      description:
+        'Plain text, blocks separated by blank lines; null until the job succeeds, or when TEXT was not asked for.',
+      resolve: (j) => j.result?.text ?? null,
+    }),
+    document: t.field({
+      type: 'JSON',
+      nullable: true,
+      description: 'The block tree as JSON, when JSON was asked for.',
+      resolve: (j) => j.result?.document ?? null,
+    }),
+    hocr: t.string({
+      nullable: true,
+      description: 'hOCR 1.2, when HOCR was asked for; null until the job succeeds.',
+      resolve: (j) => j.result?.hocr ?? null,
+    }),
+    alto: t.string({
+      nullable: true,
+      description: 'ALTO 4 XML, when ALTO was asked for; null until the job succeeds.',
+      resolve: (j) => j.result?.alto ?? null,
+    }),
+    tsv: t.string({
+      nullable: true,
+      description: 'Tesseract-style TSV, when TSV was asked for; null until the job succeeds.',
+      resolve: (j) => j.result?.tsv ?? null,
+    }),
+    searchablePdf: t.field({
+      type: SearchablePdf,
+      nullable: true,
+      description: 'The searchable PDF, when SEARCHABLE_PDF was asked for; null until the job succeeds.',
+      resolve: (j) => (j.result?.pdf ? { ...j.result.pdf, jobId: j.id } : null),
+    }),
+    metrics: t.field({
+      type: SpeculationMetrics,
+      nullable: true,
+      description: 'How the job was decoded; null until it succeeds.',
+      resolve: (j) => j.result?.metrics ?? null,
+    }),
   }),
 });
 
@@ -107,25 +232,51 @@ type InputFields = PothosSchemaTypes.InputFieldBuilder<SchemaTypes, 'InputObject
 
 /** The reading options as input fields, each as its table declares it (options/reading-options.ts). */
 function readingFields(t: InputFields) {
-  return Object.fromEntries(Object.entries(READING_OPTIONS).map(([key, spec]) => {
-    if (spec.kind === 'formats') return [key, t.field({ type: [OutputFormatEnum], required: false, description: spec.description })];
-    if (spec.kind === 'text') return [key, t.string({ required: false, description: spec.description, validate: { maxLength: spec.maxLength } })];
-    return ['api' in spec ? spec.api : key, t.boolean({ required: false, description: spec.description })];
-  }));
+  return Object.fromEntries(
+    Object.entries(READING_OPTIONS).map(([key, spec]) => {
+      if (spec.kind === 'formats')
+        return [key, t.field({ type: [OutputFormatEnum], required: false, description: spec.description })];
+      if (spec.kind === 'text')
+        return [
+          key,
+          t.string({ required: false, description: spec.description, validate: { maxLength: spec.maxLength } }),
+        ];
+      return ['api' in spec ? spec.api : key, t.boolean({ required: false, description: spec.description })];
+    }),
+  );
 }
 
 const CreateParseJobInput = builder.inputType('CreateParseJobInput', {
-  description: 'The document comes exactly one way: file (multipart upload), base64, or url (when the server allows it).',
+  description:
+    'The document comes exactly one way: file (multipart upload), base64, or url (when the server allows it).',
   fields: (t) => ({
     file: t.field({ type: 'File', required: false, description: 'The document as a multipart upload.' }),
-    base64: t.string({ required: false, description: 'The document\'s bytes as base64 (a data: URL prefix is allowed).' }),
-    url: t.string({ required: false, description: 'https only, public addresses only; off unless the server sets SPECULA_URL_INPUT=1.', validate: { maxLength: 2048 } }),
-    fileName: t.string({ required: false, description: 'A name for the document; by default the upload\'s or the URL\'s own ("document" for base64).', validate: { maxLength: 255 } }),
+    base64: t.string({
+      required: false,
+      description: "The document's bytes as base64 (a data: URL prefix is allowed).",
+    }),
+    url: t.string({
+      required: false,
+      description: 'https only, public addresses only; off unless the server sets SPECULA_URL_INPUT=1.',
+      validate: { maxLength: 2048 },
+    }),
+    fileName: t.string({
+      required: false,
+      description: 'A name for the document; by default the upload\'s or the URL\'s own ("document" for base64).',
+      validate: { maxLength: 255 },
+    }),
     ...readingFields(t),
-    decoding: t.field({ type: DecodingInput, required: false, description: 'How to decode; the served bundle\'s defaults fill what is absent.' }),
+    decoding: t.field({
+      type: DecodingInput,
+      required: false,
+      description: "How to decode; the served bundle's defaults fill what is absent.",
+    }),
     idempotencyKey: t.string({
       required: false,
-      description: 'Any string of yours (a UUID): a retry with the same key (after a timeout, or STORE_UNAVAILABLE) returns the job the key first made instead of making another. Kept as long as finished jobs are.',
+      description:
+        'Any string of yours (a UUID): a retry with the same key (after a ' +
+        'timeout, or STORE_UNAVAILABLE) returns the job the key first made ' +
+        'instead of making another. Kept as long as finished jobs are.',
       validate: { minLength: 1, maxLength: 200 },
     }),
   }),
@@ -139,21 +290,35 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args) => String(args.id),
   }),
-  parseJobs: t.withAuth({ tenant: true }).connection({
-    type: ParseJob,
-    description: 'Your jobs, newest first: `first`/`after` page towards older jobs, `last`/`before` towards newer ones.',
-    complexity: (args) => ({ field: 1, multiplier: Math.min(Math.max(args.first ?? args.last ?? 20, 1), MAX_PAGE_SIZE) }),
-    resolve: async (_root, args, ctx) => {
-      const page = await listParseJobs(ctx, args);
-      return {
-        edges: page.jobs.map((job) => ({ cursor: job.id, node: job })),
-        pageInfo: { hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: page.jobs[0]?.id ?? null, endCursor: page.jobs.at(-1)?.id ?? null },
-      };
+  parseJobs: t.withAuth({ tenant: true }).connection(
+    {
+      type: ParseJob,
+      description:
+        'Your jobs, newest first: `first`/`after` page towards older jobs, `last`/`before` towards newer ones.',
+      complexity: (args) => ({
+        field: 1,
+        multiplier: Math.min(Math.max(args.first ?? args.last ?? 20, 1), MAX_PAGE_SIZE),
+      }),
+      resolve: async (_root, args, ctx) => {
+        const page = await listParseJobs(ctx, args);
+        return {
+          edges: page.jobs.map((job) => ({ cursor: job.id, node: job })),
+          pageInfo: {
+            hasNextPage: page.hasNextPage,
+            hasPreviousPage: page.hasPreviousPage,
+            startCursor: page.jobs[0]?.id ?? null,
+            endCursor: page.jobs.at(-1)?.id ?? null,
+          },
+        };
+      },
     },
-  }, {
-    name: 'ParseJobConnection',
-    edgesField: { description: 'The jobs on this page, newest first.', complexity: { field: 1, multiplier: 1 } }, // the page size is counted once, on parseJobs
-  }, { name: 'ParseJobEdge', nodeField: { description: 'The job.' } }),
+    {
+      name: 'ParseJobConnection',
+      // the page size is counted once, on parseJobs
+      edgesField: { description: 'The jobs on this page, newest first.', complexity: { field: 1, multiplier: 1 } },
+    },
+    { name: 'ParseJobEdge', nodeField: { description: 'The job.' } },
+  ),
 }));
 
 builder.mutationFields((t) => ({
@@ -161,12 +326,12 @@ builder.mutationFields((t) => ({
     type: ParseJob,
     description: 'Queue a document for parsing; follow it with parseJobEvents or poll parseJob.',
     args: { input: t.arg({ type: CreateParseJobInput, required: true }) },
-    resolve: (_root, { input }, ctx) =>
-      createParseJob(input, ctx),
+    resolve: (_root, { input }, ctx) => createParseJob(input, ctx),
   }),
   cancelParseJob: t.withAuth({ tenant: true }).field({
     type: ParseJob,
-    description: 'Stop a job: a waiting one at once, a running one within a decoder step. Finished jobs are returned as they are.',
+    description:
+      'Stop a job: a waiting one at once, a running one within a decoder step. Finished jobs are returned as they are.',
     errors: { types: [NotFoundError], directResult: true, union: { name: 'CancelParseJobResult' } },
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => cancelParseJob(String(args.id), ctx),

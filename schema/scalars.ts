@@ -10,11 +10,17 @@ builder.scalarType('File', {
   parseValue: (v) => {
     // Yoga's multipart parser gives its own File class (a WHATWG File, but not Node's global one).
     const f = v as { arrayBuffer?: unknown; size?: unknown } | null;
-    if (f && typeof f === 'object' && typeof f.arrayBuffer === 'function' && typeof f.size === 'number') return v as File;
-    throw new GraphQLError('a File must be sent as a multipart upload (GraphQL multipart request spec), not as a value', { extensions: { code: 'BAD_USER_INPUT' } });
+    if (f && typeof f === 'object' && typeof f.arrayBuffer === 'function' && typeof f.size === 'number')
+      return v as File;
+    throw new GraphQLError(
+      'a File must be sent as a multipart upload (GraphQL multipart request spec), not as a value',
+      { extensions: { code: 'BAD_USER_INPUT' } },
+    );
   },
   parseLiteral: () => {
-    throw new GraphQLError('a File cannot be written in the query; send it as a multipart upload', { extensions: { code: 'BAD_USER_INPUT' } });
+    throw new GraphQLError('a File cannot be written in the query; send it as a multipart upload', {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   },
 });
 

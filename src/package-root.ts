@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 function packageRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}: Specula's files are not where it was installed`);
+    if (dirname(dir) === dir)
+      throw new Error(`no package.json above ${from}: Specula's files are not where it was installed`);
   }
 }
 

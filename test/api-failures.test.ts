@@ -51,7 +51,14 @@ describe('unexpected failures are masked, reported and survived', () => {
     await new Promise<void>((r) => ingest.listen(0, '127.0.0.1', () => r()));
     const dsn = `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`;
     server = await startServer(
-      configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'acme:k1', SENTRY_DSN: dsn, SPECULA_URL_INPUT: '1', LOG_LEVEL: 'silent' }),
+      configFromEnv({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SPECULA_API_KEYS: 'acme:k1',
+        SENTRY_DSN: dsn,
+        SPECULA_URL_INPUT: '1',
+        LOG_LEVEL: 'silent',
+      }),
       { backends: { store: new ListingDownStore(), blobs: new DiskGoneBlobs() } },
     );
     client = new ApiClient(`http://127.0.0.1:${server.port}`, 'k1');
@@ -80,10 +87,15 @@ describe('unexpected failures are masked, reported and survived', () => {
 
   it('a job whose worker hits an outage fails as INTERNAL, reported with its job id', async () => {
     const bytes = readFileSync(SAMPLE_PAGE);
-    const created = await client.query<{ createParseJob: { id: string } }>(`mutation($b: String!) { createParseJob(input: { base64: $b }) { id } }`, { b: bytes.toString('base64') });
+    const created = await client.query<{ createParseJob: { id: string } }>(
+      `mutation($b: String!) { createParseJob(input: { base64: $b }) { id } }`,
+      { b: bytes.toString('base64') },
+    );
     const id = created.data?.createParseJob.id as string;
     const evs = await client.sse<{ parseJobEvents: { __typename: string; code?: string; message?: string } }>(
-      `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on JobFailed { code message } } }`, { id });
+      `subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on JobFailed { code message } } }`,
+      { id },
+    );
     const last = evs[evs.length - 1].data?.parseJobEvents;
     assert.equal(last?.__typename, 'JobFailed');
     assert.equal(last?.code, 'INTERNAL');
@@ -96,10 +108,18 @@ describe('unexpected failures are masked, reported and survived', () => {
   });
 
   it('URL input, when on, fetches only https from public addresses', async () => {
-    const create = (url: string) => client.query(`mutation($u: String!) { createParseJob(input: { url: $u }) { id } }`, { u: url });
+    const create = (url: string) =>
+      client.query(`mutation($u: String!) { createParseJob(input: { url: $u }) { id } }`, { u: url });
     assert.deepEqual(codes(await create('http://example.com/a.png')), ['URL_REFUSED']);
     assert.deepEqual(codes(await create('file:///etc/passwd')), ['URL_REFUSED']);
-    for (const url of ['https://127.0.0.1/a.png', 'https://localhost/a.png', 'https://[::1]/a.png', 'https://169.254.169.254/latest/meta-data', 'https://10.0.0.8/x', 'https://[::ffff:192.168.1.1]/x']) {
+    for (const url of [
+      'https://127.0.0.1/a.png',
+      'https://localhost/a.png',
+      'https://[::1]/a.png',
+      'https://169.254.169.254/latest/meta-data',
+      'https://10.0.0.8/x',
+      'https://[::ffff:192.168.1.1]/x',
+    ]) {
       const r = await create(url);
       assert.deepEqual(codes(r), ['URL_REFUSED'], url);
     }
@@ -109,7 +129,20 @@ describe('unexpected failures are masked, reported and survived', () => {
   it('classifies addresses: only public unicast may be fetched', () => {
     assert.equal(refusedAddress('93.184.216.34'), null);
     assert.equal(refusedAddress('2606:2800:220:1::1'), null);
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:127.0.0.1',
+    ]) {
       assert.notEqual(refusedAddress(a), null, a);
     }
   });

@@ -15,7 +15,11 @@ describe('API keys map to tenants', () => {
     assert.deepEqual(keys.authenticate('Bearer acme-secret'), { ok: true, tenant: 'acme' });
     assert.deepEqual(keys.authenticate('bearer globex-secret'), { ok: true, tenant: 'globex' });
     assert.deepEqual(keys.authenticate('Bearer plain-key'), { ok: true, tenant: 'initech' });
-    assert.deepEqual(keys.authenticate(`Bearer ${digest('globex-secret')}`), { ok: false, reason: 'unknown' }, 'the digest is not a key');
+    assert.deepEqual(
+      keys.authenticate(`Bearer ${digest('globex-secret')}`),
+      { ok: false, reason: 'unknown' },
+      'the digest is not a key',
+    );
     assert.deepEqual(keys.authenticate('Basic abc'), { ok: false, reason: 'malformed' });
     assert.deepEqual(keys.authenticate(undefined), { ok: false, reason: 'missing' });
   });

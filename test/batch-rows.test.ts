@@ -85,7 +85,10 @@ describe('the batch as lines join and leave', () => {
     const rows = [0, 1, 2].map((r) => rowOf(chunks[0], r)).concat([0, 1].map((r) => rowOf(chunks[1], r)));
     for (const n of [1, 2, 3, 4]) {
       const [head, rest] = splitPass(pass, n, { nLayers: L, nHeads: H, headDim: DH }, new FloatPool());
-      for (const [part, from] of [[head, 0], [rest, n]] as const) {
+      for (const [part, from] of [
+        [head, 0],
+        [rest, n],
+      ] as const) {
         const size = part === head ? n : members.length - n;
         assert.equal(part.group.length, size);
         assert.deepEqual(part.group, pass.group.slice(from, from + size));
@@ -93,7 +96,11 @@ describe('the batch as lines join and leave', () => {
         assert.deepEqual(part.ctcFrames, pass.ctcFrames.slice(from, from + size));
         assert.deepEqual(part.ctcProbs, pass.ctcProbs.slice(from, from + size));
         const got = part.chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => rowOf(c, r)));
-        assert.deepEqual(got, rows.slice(from, from + size), `rows of the ${part === head ? 'head' : 'rest'} after a cut at ${n}`);
+        assert.deepEqual(
+          got,
+          rows.slice(from, from + size),
+          `rows of the ${part === head ? 'head' : 'rest'} after a cut at ${n}`,
+        );
       }
     }
   });
@@ -108,24 +115,40 @@ describe("the decoder's optional outputs", () => {
     await closeBundle(bundle);
   });
 
-  it('a forward without the hidden state and the visual attention gives the same logits and new cache entries', async () => {
-    const { nLayers, nHeads, headDim } = bundle.config.dims;
-    const { height } = bundle.config.image;
-    const crop = (width: number) => ({ width, height, data: Uint8Array.from({ length: width * height }, (_, i) => ((i * 7919) % 13 < 3 ? 0 : 255)) });
-    const vis = await runVision(bundle, { crops: [crop(200), crop(320)] });
-    const input = { tokens: [[1, 40, 41], [1, 42, 43]], positions: [[0, 1, 2], [0, 1, 2]] };
-    const run = (fetch?: { hidden: boolean; visAttn: boolean }) => {
-      const cache = new KvCache(nLayers, nHeads, headDim, 2);
-      cache.reserve(8);
-      return decoderStep(bundle, cache, vis, { ...input, ...(fetch ? { fetch } : {}) });
-    };
-    const full = await run();
-    const lean = await run({ hidden: false, visAttn: false });
-    assert.deepEqual(lean.logits, full.logits);
-    assert.deepEqual(lean.newK, full.newK);
-    assert.deepEqual(lean.newV, full.newV);
-    assert.equal(lean.hidden.length, 0);
-    assert.equal(lean.visAttn.length, 0);
-    assert.ok(full.hidden.length > 0 && full.visAttn.length > 0, 'asked for, they come back');
-  });
+  it(
+    'a forward without the hidden state and the visual attention gives the ' + 'same logits and new cache entries',
+    async () => {
+      const { nLayers, nHeads, headDim } = bundle.config.dims;
+      const { height } = bundle.config.image;
+      const crop = (width: number) => ({
+        width,
+        height,
+        data: Uint8Array.from({ length: width * height }, (_, i) => ((i * 7919) % 13 < 3 ? 0 : 255)),
+      });
+      const vis = await runVision(bundle, { crops: [crop(200), crop(320)] });
+      const input = {
+        tokens: [
+          [1, 40, 41],
+          [1, 42, 43],
+        ],
+        positions: [
+          [0, 1, 2],
+          [0, 1, 2],
+        ],
+      };
+      const run = (fetch?: { hidden: boolean; visAttn: boolean }) => {
+        const cache = new KvCache(nLayers, nHeads, headDim, 2);
+        cache.reserve(8);
+        return decoderStep(bundle, cache, vis, { ...input, ...(fetch ? { fetch } : {}) });
+      };
+      const full = await run();
+      const lean = await run({ hidden: false, visAttn: false });
+      assert.deepEqual(lean.logits, full.logits);
+      assert.deepEqual(lean.newK, full.newK);
+      assert.deepEqual(lean.newV, full.newV);
+      assert.equal(lean.hidden.length, 0);
+      assert.equal(lean.visAttn.length, 0);
+      assert.ok(full.hidden.length > 0 && full.visAttn.length > 0, 'asked for, they come back');
+    },
+  );
 });

@@ -1,5 +1,6 @@
 /** The BullMQ queue on a real Redis: per-tenant concurrency and rate limits across workers, cancellation, and a
- * stopping worker's running jobs (finished within the grace period, else handed back). */
+ * stopping worker's running jobs (finished within the grace period, else handed back).
+ */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +18,15 @@ describe('the BullMQ job queue', () => {
   const make = (opts: Partial<ConstructorParameters<typeof BullJobQueue>[0]> = {}): BullJobQueue => {
     const prefix = `test-${randomUUID().slice(0, 8)}`;
     prefixes.push(prefix);
-    const q = new BullJobQueue({ url: REDIS, prefix, attempts: 2, tenantConcurrency: 10, retentionSeconds: 60, lockMs: 5000, ...opts });
+    const q = new BullJobQueue({
+      url: REDIS,
+      prefix,
+      attempts: 2,
+      tenantConcurrency: 10,
+      retentionSeconds: 60,
+      lockMs: 5000,
+      ...opts,
+    });
     queues.push(q);
     return q;
   };
@@ -31,10 +40,17 @@ describe('the BullMQ job queue', () => {
     r.disconnect();
   });
 
-  it('runs at most the tenant\'s share at once, across two workers, without holding up other tenants', async () => {
+  it("runs at most the tenant's share at once, across two workers, without holding up other tenants", async () => {
     const a = make({ tenantConcurrency: 1 });
     // A second worker on the same queue and prefix: a different process in production.
-    const b = new BullJobQueue({ url: REDIS, prefix: prefixes[prefixes.length - 1], attempts: 2, tenantConcurrency: 1, retentionSeconds: 60, lockMs: 5000 });
+    const b = new BullJobQueue({
+      url: REDIS,
+      prefix: prefixes[prefixes.length - 1],
+      attempts: 2,
+      tenantConcurrency: 1,
+      retentionSeconds: 60,
+      lockMs: 5000,
+    });
     queues.push(b);
     const spans: { id: string; tenant?: string; start: number; end: number }[] = [];
     const handler = async (id: string, _signal: AbortSignal, run: { tenant?: string }): Promise<void> => {
@@ -54,7 +70,7 @@ describe('the BullMQ job queue', () => {
     assert.ok(other && other.start < busy[busy.length - 1].start, 'the other tenant did not wait behind them');
   });
 
-  it('starts at most the tenant\'s rate per minute', async () => {
+  it("starts at most the tenant's rate per minute", async () => {
     const q = make({ tenantRatePerMinute: 2 });
     const started: string[] = [];
     q.process(async (id) => {
@@ -95,7 +111,14 @@ describe('the BullMQ job queue', () => {
     assert.deepEqual(finishedOnA, [short], 'the short job finished on the stopping worker');
     assert.equal(reasons.length, 1);
     assert.ok(reasons[0] instanceof WorkerStopping, 'the long one was told why: the worker is stopping, not a cancel');
-    const b = new BullJobQueue({ url: REDIS, prefix, attempts: 2, tenantConcurrency: 10, retentionSeconds: 60, lockMs: 5000 });
+    const b = new BullJobQueue({
+      url: REDIS,
+      prefix,
+      attempts: 2,
+      tenantConcurrency: 10,
+      retentionSeconds: 60,
+      lockMs: 5000,
+    });
     queues.push(b);
     const onB: { id: string; attempt: number }[] = [];
     b.process(async (id, _signal, run) => {

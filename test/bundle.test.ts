@@ -17,7 +17,10 @@ import { pdfOfImages } from './helpers/pdfs.js';
 import { type SpeculaProcess, startSpecula } from './helpers/processes.js';
 
 const CREATE = 'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }';
-const EVENTS = 'subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on JobDone { job { status markdown } } ... on JobFailed { code message } } }';
+const EVENTS =
+  'subscription($id: ID!) { parseJobEvents(id: $id) { __typename ... on ' +
+  'JobDone { job { status markdown } } ... on JobFailed { code message } ' +
+  '} }';
 
 interface Event {
   __typename: string;
@@ -28,7 +31,11 @@ interface Event {
 
 /** What the CLI prints for a file when run from dist/src, module by module. */
 async function unbundledParse(file: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'parse', file], { cwd: ROOT, maxBuffer: 1 << 24 });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'parse', file],
+    { cwd: ROOT, maxBuffer: 1 << 24 },
+  );
   return stdout.trim();
 }
 
@@ -52,7 +59,13 @@ describe('the bundled build', () => {
   });
 
   async function read(bytes: Uint8Array, name: string): Promise<string> {
-    const created = await client.upload<{ createParseJob: { id: string } }>(CREATE, { input: { file: null } }, ['input', 'file'], bytes, name);
+    const created = await client.upload<{ createParseJob: { id: string } }>(
+      CREATE,
+      { input: { file: null } },
+      ['input', 'file'],
+      bytes,
+      name,
+    );
     assert.ok(created.data, JSON.stringify(created.errors));
     const events = await client.sse<{ parseJobEvents: Event }>(EVENTS, { id: created.data.createParseJob.id });
     const last = events[events.length - 1]?.data?.parseJobEvents;
@@ -67,21 +80,32 @@ describe('the bundled build', () => {
     assert.equal(markdown, await unbundledParse(SAMPLE_PAGE));
   });
 
-  it('the server started from the bundle reads a PDF (mupdf and the layout thread load from it) as the unbundled CLI does', async () => {
-    const pdf = pdfOfImages([readFileSync(SAMPLE_PAGE)]);
-    const file = join(dir, 'sample.pdf');
-    writeFileSync(file, pdf);
-    assert.equal(await read(pdf, 'sample.pdf'), await unbundledParse(file));
-  });
+  it(
+    'the server started from the bundle reads a PDF (mupdf and the layout ' +
+      'thread load from it) as the unbundled CLI does',
+    async () => {
+      const pdf = pdfOfImages([readFileSync(SAMPLE_PAGE)]);
+      const file = join(dir, 'sample.pdf');
+      writeFileSync(file, pdf);
+      assert.equal(await read(pdf, 'sample.pdf'), await unbundledParse(file));
+    },
+  );
 
-  it('serves the playground\'s files and reports the installed version, found from the bundle\'s place', async () => {
-    for (const path of ['/playground/', '/playground/playground.css', '/playground/playground.js', '/playground/vendor/marked.js']) {
+  it("serves the playground's files and reports the installed version, found from the bundle's place", async () => {
+    for (const path of [
+      '/playground/',
+      '/playground/playground.css',
+      '/playground/playground.js',
+      '/playground/vendor/marked.js',
+    ]) {
       const res = await fetch(base + path);
       assert.equal(res.status, 200, path);
       assert.ok((await res.text()).length > 100, path);
     }
     const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin', 'specula.js'), '--version'], { cwd: ROOT });
+    const { stdout } = await promisify(execFile)(process.execPath, [join(ROOT, 'bin', 'specula.js'), '--version'], {
+      cwd: ROOT,
+    });
     assert.equal(stdout.trim(), version);
   });
 });

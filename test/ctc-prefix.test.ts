@@ -61,9 +61,14 @@ describe('CTC prefix scoring', () => {
       let state = scorer.initial();
       for (const c of prefix) state = scorer.extend(state, c);
       const begins = all.filter((a) => startsWith(a.out, prefix)).reduce((s, a) => s + a.p, 0);
-      const exactly = all.filter((a) => a.out.length === prefix.length && startsWith(a.out, prefix)).reduce((s, a) => s + a.p, 0);
+      const exactly = all
+        .filter((a) => a.out.length === prefix.length && startsWith(a.out, prefix))
+        .reduce((s, a) => s + a.p, 0);
       assert.ok(Math.abs(Math.exp(state.score) - begins) < 1e-5, `prefix ${Math.exp(state.score)} vs ${begins}`);
-      assert.ok(Math.abs(Math.exp(scorer.end(state)) - exactly) < 1e-5, `exact ${Math.exp(scorer.end(state))} vs ${exactly}`);
+      assert.ok(
+        Math.abs(Math.exp(scorer.end(state)) - exactly) < 1e-5,
+        `exact ${Math.exp(scorer.end(state))} vs ${exactly}`,
+      );
     });
   }
 
@@ -78,10 +83,10 @@ describe('CTC prefix scoring', () => {
     const T = 240;
     const V = 60;
     let seed = 7;
-    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const logits = new Float32Array(T * V);
     const truth: number[] = [];
-    for (let t = 0; t < T; ) {
+    for (let t = 0; t < T;) {
       const c = 1 + Math.floor(rand() * (V - 1));
       truth.push(c);
       const run = 2 + Math.floor(rand() * 3);
@@ -105,7 +110,8 @@ describe('CTC prefix scoring', () => {
       for (let v = 0; v < V; v++) z += Math.exp(logits[t * V + v] - m);
       for (let v = 0; v < V; v++) logp[t * V + v] = logits[t * V + v] - m - Math.log(z);
     }
-    const add = (a: number, b: number): number => (a === -Infinity ? b : b === -Infinity ? a : Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b))));
+    const add = (a: number, b: number): number =>
+      a === -Infinity ? b : b === -Infinity ? a : Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
     const full = (prefix: number[]): { score: number; end: number } => {
       let rn = new Float64Array(T).fill(-Infinity);
       let rb = new Float64Array(T);
@@ -140,10 +146,14 @@ describe('CTC prefix scoring', () => {
       const wantOther = full([...truth.slice(0, i), wrong]);
       state = scorer.extend(state, truth[i]);
       assert.ok(state.rn.length < T / 4, `a window of ${state.rn.length} frames, not the line's ${T}`);
-      assert.ok(Math.abs(state.score - want.score) < 1e-9 * Math.max(1, Math.abs(want.score)), `prefix ${i}: ${state.score} vs ${want.score}`);
+      assert.ok(
+        Math.abs(state.score - want.score) < 1e-9 * Math.max(1, Math.abs(want.score)),
+        `prefix ${i}: ${state.score} vs ${want.score}`,
+      );
       // Where the full score is within the window's reach of the right one, it holds to float precision; further
       // down, the window's score is a lower bound and is far below the right one as well.
-      if (wantOther.score > want.score - WINDOW / 2) assert.ok(Math.abs(other.score - wantOther.score) < 1e-6 * Math.abs(wantOther.score));
+      if (wantOther.score > want.score - WINDOW / 2)
+        assert.ok(Math.abs(other.score - wantOther.score) < 1e-6 * Math.abs(wantOther.score));
       else assert.ok(other.score <= wantOther.score + 1e-9 && other.score < want.score - WINDOW / 4);
     }
     const end = scorer.end(state);

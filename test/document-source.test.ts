@@ -26,16 +26,27 @@ describe('page ranges', () => {
     assert.deepEqual(parsePageRange('3-4, 0,2-3', 10, 'x'), [0, 2, 3, 4]);
   });
   it('refuse malformed, backwards and out-of-range ranges with typed errors', () => {
-    assert.throws(() => parsePageRange('1-', 10, 'x'), (e: unknown) => e instanceof DocumentError && e.code === 'INVALID_PAGE_RANGE');
-    assert.throws(() => parsePageRange('4-2', 10, 'x'), (e: unknown) => e instanceof DocumentError && e.code === 'INVALID_PAGE_RANGE');
-    assert.throws(() => parsePageRange('0,10', 10, 'x'), (e: unknown) => e instanceof DocumentError && e.code === 'PAGE_OUT_OF_RANGE' && /0-9/.test(e.message));
+    assert.throws(
+      () => parsePageRange('1-', 10, 'x'),
+      (e: unknown) => e instanceof DocumentError && e.code === 'INVALID_PAGE_RANGE',
+    );
+    assert.throws(
+      () => parsePageRange('4-2', 10, 'x'),
+      (e: unknown) => e instanceof DocumentError && e.code === 'INVALID_PAGE_RANGE',
+    );
+    assert.throws(
+      () => parsePageRange('0,10', 10, 'x'),
+      (e: unknown) => e instanceof DocumentError && e.code === 'PAGE_OUT_OF_RANGE' && /0-9/.test(e.message),
+    );
   });
 });
 
 describe('documents open as pages, sniffed by their bytes', () => {
   it('every page of a multi-page TIFF is read', async () => {
     const gray = await sharp(sample).grayscale().png().toBuffer();
-    const tiff = await sharp([gray, gray, gray], { join: { animated: true } }).tiff().toBuffer();
+    const tiff = await sharp([gray, gray, gray], { join: { animated: true } })
+      .tiff()
+      .toBuffer();
     const src = await openSource(tiff, 'scan.tif');
     assert.equal(src.format, 'tiff');
     assert.equal(src.pageCount, 3);
@@ -60,8 +71,9 @@ describe('documents open as pages, sniffed by their bytes', () => {
     await assert.rejects(src.render(1), /closed/, 'a closed source has freed its document');
   });
 
-  it('a corrupt PDF is CORRUPT_PDF', () => refused(openSource(Buffer.from('%PDF-1.7\nnot really a pdf\n'), 'broken.pdf'), 'CORRUPT_PDF', 'broken.pdf'));
-  it('a PDF cut in half (its pages\' objects lost) is CORRUPT_PDF when read, not a blank success', async () => {
+  it('a corrupt PDF is CORRUPT_PDF', () =>
+    refused(openSource(Buffer.from('%PDF-1.7\nnot really a pdf\n'), 'broken.pdf'), 'CORRUPT_PDF', 'broken.pdf'));
+  it("a PDF cut in half (its pages' objects lost) is CORRUPT_PDF when read, not a blank success", async () => {
     const pdf = pdfOfImages([sample, sample]);
     const cut = pdf.subarray(0, Math.floor(pdf.length / 2));
     const src = await openSource(cut, 'cut.pdf');
@@ -88,8 +100,10 @@ describe('documents open as pages, sniffed by their bytes', () => {
     }
     await refused(decodeImage(jpeg, 'noise.jpg'), 'CORRUPT_IMAGE', 'noise.jpg');
   });
-  it('an encrypted PDF is ENCRYPTED_PDF', () => refused(openSource(pdfOfImages([sample], { encrypt: true }), 'locked.pdf'), 'ENCRYPTED_PDF', 'locked.pdf'));
-  it('a PDF without pages is EMPTY_DOCUMENT', () => refused(openSource(emptyPdf(), 'empty.pdf'), 'EMPTY_DOCUMENT', 'empty.pdf'));
+  it('an encrypted PDF is ENCRYPTED_PDF', () =>
+    refused(openSource(pdfOfImages([sample], { encrypt: true }), 'locked.pdf'), 'ENCRYPTED_PDF', 'locked.pdf'));
+  it('a PDF without pages is EMPTY_DOCUMENT', () =>
+    refused(openSource(emptyPdf(), 'empty.pdf'), 'EMPTY_DOCUMENT', 'empty.pdf'));
   it('a 10,000-page PDF is refused whole, and read when ranged', async () => {
     const pdf = blankPdf(10_000);
     await refused(openSource(pdf, 'huge.pdf'), 'TOO_MANY_PAGES', 'huge.pdf');
@@ -98,7 +112,10 @@ describe('documents open as pages, sniffed by their bytes', () => {
     assert.deepEqual(src.pages, [9998, 9999]);
     const page = await src.render(9999);
     assert.equal(page.width, Math.ceil((100 * 200) / 72), 'a 100 pt page at 200 dpi');
-    assert.ok(page.data.every((p) => p === 255), 'blank');
+    assert.ok(
+      page.data.every((p) => p === 255),
+      'blank',
+    );
   });
   it('an empty file and a text file are refused by their bytes', async () => {
     await refused(openSource(new Uint8Array(0), 'nothing.pdf'), 'EMPTY_INPUT', 'nothing.pdf');

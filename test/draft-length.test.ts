@@ -23,7 +23,10 @@ describe('the auto draft length', () => {
     const p = seen(4, 0);
     const lengths = Array.from({ length: 32 }, () => alone(p));
     assert.ok(lengths.filter((k) => k === 0).length >= 30, `mostly no draft: ${lengths.join(',')}`);
-    assert.ok(lengths.some((k) => k > 0), 'a short probe now and then, so it can learn that drafts got better');
+    assert.ok(
+      lengths.some((k) => k > 0),
+      'a short probe now and then, so it can learn that drafts got better',
+    );
   });
 
   it('drafts deep where every drafted token is kept', () => {
@@ -64,7 +67,11 @@ describe('the width of a forward under auto draft lengths', () => {
     const unsure = p.outlook(40, Array<number>(40).fill(0.4), (k) => k, 0);
     const depths = planDepths([sure, unsure, unsure], 3, costs);
     assert.ok(depths[0] >= 16, `the sure row drafts deep: ${depths.join(',')}`);
-    assert.deepEqual(depths.slice(1), [depths[0], depths[0]], 'padding costs what drafting does: the unsure rows fill the width too');
+    assert.deepEqual(
+      depths.slice(1),
+      [depths[0], depths[0]],
+      'padding costs what drafting does: the unsure rows fill the width too',
+    );
   });
 
   it('a forward of rows the drafter is unsure of stays narrow', () => {
@@ -73,14 +80,17 @@ describe('the width of a forward under auto draft lengths', () => {
     assert.deepEqual(planDepths([unsure, unsure], 2, costs), [0, 0]);
   });
 
-  it('a row drafts no further than its drafter has tokens, nor past a fixed-length row it shares the forward with', () => {
-    const p = learnt();
-    const short = p.outlook(40, Array<number>(3).fill(0.9999), (k) => k, 0);
-    const unsure = p.outlook(40, Array<number>(40).fill(0.4), (k) => k, 0);
-    assert.deepEqual(planDepths([short], 1, costs), [3], 'the whole of what is left to draft');
-    // A row of fixed length 12 already makes the forward 13 wide: an unsure row drafts into that width for free.
-    assert.deepEqual(planDepths([unsure], 2, costs, 0, 13), [12]);
-  });
+  it(
+    'a row drafts no further than its drafter has tokens, nor past a ' + 'fixed-length row it shares the forward with',
+    () => {
+      const p = learnt();
+      const short = p.outlook(40, Array<number>(3).fill(0.9999), (k) => k, 0);
+      const unsure = p.outlook(40, Array<number>(40).fill(0.4), (k) => k, 0);
+      assert.deepEqual(planDepths([short], 1, costs), [3], 'the whole of what is left to draft');
+      // A row of fixed length 12 already makes the forward 13 wide: an unsure row drafts into that width for free.
+      assert.deepEqual(planDepths([unsure], 2, costs, 0, 13), [12]);
+    },
+  );
 });
 
 describe('the measured forward costs', () => {
@@ -96,10 +106,14 @@ describe('the measured forward costs', () => {
     ];
     const table = monotone(measured);
     for (const batch of [1, 8]) {
-      const ms = table.filter((p) => p.batch === batch).sort((a, b) => a.perRow - b.perRow).map((p) => p.ms);
+      const ms = table
+        .filter((p) => p.batch === batch)
+        .sort((a, b) => a.perRow - b.perRow)
+        .map((p) => p.ms);
       for (let i = 1; i < ms.length; i++) assert.ok(ms[i] >= ms[i - 1], `batch ${batch}: ${ms.join(', ')}`);
     }
-    const at = (batch: number, perRow: number): number => table.find((p) => p.batch === batch && p.perRow === perRow)?.ms ?? NaN;
+    const at = (batch: number, perRow: number): number =>
+      table.find((p) => p.batch === batch && p.perRow === perRow)?.ms ?? NaN;
     assert.equal(at(8, 4), 3.6, 'the dip and the point before it meet at their mean');
     assert.equal(at(8, 8), 3.6);
     assert.equal(at(8, 16), 7.4, 'points in order are kept as measured');

@@ -16,11 +16,21 @@ import { RelaxedVerifier } from '../src/engine/strategies/verifiers/relaxed.js';
 import { TreeVerifier } from '../src/engine/strategies/verifiers/tree.js';
 import type { Verifier } from '../src/engine/strategies/verifiers/verifier.js';
 
-const VOCAB = ['<pad>', '<bos>', '<eos>', '<mask>', '<unk>', ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))];
+const VOCAB = [
+  '<pad>',
+  '<bos>',
+  '<eos>',
+  '<mask>',
+  '<unk>',
+  ...Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)),
+];
 const tok = new Tokenizer(VOCAB, { pad: 0, bos: 1, eos: 2, mask: 3, unk: 4, ctcBlank: 0 });
 const EOS = 2;
 
-/** Logits for a row whose model would write `target`: after `prefix` (+ path through the draft), argmax is the next char. */
+/**
+ * Logits for a row whose model would write `target`: after `prefix` (+ path through the draft), argmax is the next
+ * char.
+ */
 function scriptedLogits(target: number[], committed: number, draft: Draft, grounded = false): RowLogits {
   const parents = draft.parents ?? draft.tokens.map((_, i) => i - 1);
   const pathOf = (i: number): number[] => {
@@ -58,26 +68,47 @@ function reads(target: number[], wrongAt = new Set<number>()): BlockModel {
   };
 }
 
-/** The forward as a diffusion drafter reads it back: each block (after the fed token and each leaf, and a
- * shorter one after each inner token with lookaheadInner) holds the positions after its bonus. */
+/**
+ * The forward as a diffusion drafter reads it back: each block (after the fed token and each leaf, and a
+ * shorter one after each inner token with lookaheadInner) holds the positions after its bonus.
+ */
 function scriptedForward(logits: RowLogits, committed: number, draft: Draft, blocks: BlockModel): ForwardView {
   const depth = depths(draft);
   const leaves = leavesOf(draft);
   return {
     after: (node) => logits.at(node + 1),
     lookahead: (node) => {
-      const size = node === -1 || leaves.includes(node) ? (draft.lookahead ?? 0) : Math.min(draft.lookahead ?? 0, draft.lookaheadInner ?? 0);
+      const size =
+        node === -1 || leaves.includes(node)
+          ? (draft.lookahead ?? 0)
+          : Math.min(draft.lookahead ?? 0, draft.lookaheadInner ?? 0);
       const base = committed + (node < 0 ? 0 : depth[node]) + 1;
       return Array.from({ length: size }, (_, k) => blocks(base + k, k));
     },
   };
 }
 
-function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, budget = 8, blocks?: BlockModel): { text: string; forwards: number } {
+function run(
+  drafter: Drafter,
+  verifier: Verifier,
+  target: string,
+  ctc: string,
+  budget = 8,
+  blocks?: BlockModel,
+): { text: string; forwards: number } {
   const t = tok.encode(target);
   const seq = {
-    id: 1, tokens: [] as number[], ctc: tok.encode(ctc), ctcFrames: Array.from(ctc, (_, i) => 3 * i), ctcProbs: Array.from(ctc, () => 0.99), context: new DraftingContext(tok), budget, tree: verifier.trees,
-    hidden: null, attention: null, position: 0,
+    id: 1,
+    tokens: [] as number[],
+    ctc: tok.encode(ctc),
+    ctcFrames: Array.from(ctc, (_, i) => 3 * i),
+    ctcProbs: Array.from(ctc, () => 0.99),
+    context: new DraftingContext(tok),
+    budget,
+    tree: verifier.trees,
+    hidden: null,
+    attention: null,
+    position: 0,
     lastLayerVisual: () => {
       throw new Error('these drafters do not look at the line');
     },
@@ -88,10 +119,21 @@ function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, 
     if (proposed instanceof Promise) throw new Error('a synchronous drafter was expected');
     const draft = proposed[0];
     const logits = scriptedLogits(t, seq.tokens.length, draft, blocks !== undefined);
-    const verdict = verifier.verify(draft, logits, { id: 0, ctc: () => { throw new Error('these verifiers do not read the CTC head'); } });
+    const verdict = verifier.verify(draft, logits, {
+      id: 0,
+      ctc: () => {
+        throw new Error('these verifiers do not read the CTC head');
+      },
+    });
     forwards++;
     const committed = [...verdict.accepted.map((i) => draft.tokens[i]), verdict.bonus];
-    drafter.observe?.(seq as SequenceView, draft, verdict, committed, scriptedForward(logits, seq.tokens.length, draft, blocks ?? reads(t)));
+    drafter.observe?.(
+      seq as SequenceView,
+      draft,
+      verdict,
+      committed,
+      scriptedForward(logits, seq.tokens.length, draft, blocks ?? reads(t)),
+    );
     const end = committed.indexOf(EOS);
     seq.tokens.push(...(end < 0 ? committed : committed.slice(0, end)));
     if (end >= 0 || forwards > 200) break;
@@ -99,7 +141,7 @@ function run(drafter: Drafter, verifier: Verifier, target: string, ctc: string, 
   return { text: tok.decode(seq.tokens), forwards };
 }
 
-describe('the ctc drafter re-anchors on the verifier\'s correction', () => {
+describe("the ctc drafter re-anchors on the verifier's correction", () => {
   const target = 'the quick brown fox jumps over the lazy dog';
   it('a perfect reading is committed in ceil((n+1)/(k+1)) forwards', () => {
     const r = run(new CtcDrafter(EOS), new GreedyVerifier(), target, target, 8);
@@ -116,7 +158,10 @@ describe('the ctc drafter re-anchors on the verifier\'s correction', () => {
       for (const verifier of [new GreedyVerifier(), new TreeVerifier()]) {
         const r = run(new CtcDrafter(EOS), verifier, target, reading, 8);
         assert.equal(r.text, target);
-        assert.ok(r.forwards <= perfect + 3, `${verifier.name}: ${r.forwards} forwards, a perfect reading takes ${perfect}`);
+        assert.ok(
+          r.forwards <= perfect + 3,
+          `${verifier.name}: ${r.forwards} forwards, a perfect reading takes ${perfect}`,
+        );
       }
     });
   }
@@ -144,10 +189,16 @@ describe('the ctc drafter re-anchors on the verifier\'s correction', () => {
     // The CTC head cannot emit a character on adjacent frames: it reads "......" short, or as other letters.
     const leader = `Contents ${'.'.repeat(40)} 8`;
     const pairs = `Index ${'. '.repeat(20)}12`;
-    for (const [line, reading] of [[leader, 'Contents ....tttt.t. 8'], [pairs, 'Index . . ..tt 12']]) {
+    for (const [line, reading] of [
+      [leader, 'Contents ....tttt.t. 8'],
+      [pairs, 'Index . . ..tt 12'],
+    ]) {
       const chain = run(new CtcDrafter(EOS), new GreedyVerifier(), line, reading, 8);
       assert.equal(chain.text, line);
-      assert.ok(chain.forwards <= 12, `"${line}": ${chain.forwards} forwards (a token a forward would be ${line.length - 12})`);
+      assert.ok(
+        chain.forwards <= 12,
+        `"${line}": ${chain.forwards} forwards (a token a forward would be ${line.length - 12})`,
+      );
       // A tree keeps several places in the reading, which part-match a run of pairs: it may not need the run.
       assert.equal(run(new CtcDrafter(EOS), new TreeVerifier(), line, reading, 8).text, line);
     }
@@ -196,12 +247,22 @@ describe('the diffusion drafters draft the next block in the verifying forward',
     assert.ok(chain.forwards > dual.forwards);
   });
   it('dual-diffusion with a chain verifier falls back to the plain draft', () => {
-    const r = run(new DiffusionDrafter(EOS, { branches: 2 }), new GreedyVerifier(), target, '', 8, reads(t, new Set([12])));
+    const r = run(
+      new DiffusionDrafter(EOS, { branches: 2 }),
+      new GreedyVerifier(),
+      target,
+      '',
+      8,
+      reads(t, new Set([12])),
+    );
     assert.equal(r.text, target);
   });
   it('blocks that read a different line cost speed, never text', () => {
     const other = reads(tok.encode('zzzz qqqq zzzz qqqq zzzz qqqq zzzz qqqq zzzzzz'));
-    for (const [drafter, verifier] of [[new DiffusionDrafter(EOS), new GreedyVerifier()], [new DiffusionDrafter(EOS, { branches: 2 }), new TreeVerifier()]] as const) {
+    for (const [drafter, verifier] of [
+      [new DiffusionDrafter(EOS), new GreedyVerifier()],
+      [new DiffusionDrafter(EOS, { branches: 2 }), new TreeVerifier()],
+    ] as const) {
       const r = run(drafter, verifier, target, '', 8, other);
       assert.equal(r.text, target);
     }
@@ -213,7 +274,10 @@ describe('verifiers', () => {
     const t = tok.encode('cab');
     const draft = trieOf([tok.encode('cat'), tok.encode('cab'), tok.encode('dog')]);
     const v = new TreeVerifier().verify(draft, scriptedLogits([...t, EOS], 0, draft));
-    assert.deepEqual(v.accepted.map((i) => draft.tokens[i]), t);
+    assert.deepEqual(
+      v.accepted.map((i) => draft.tokens[i]),
+      t,
+    );
     assert.equal(v.bonus, EOS);
   });
   it('a trie shares common prefixes', () => {
@@ -222,7 +286,14 @@ describe('verifiers', () => {
     assert.deepEqual(d.parents, [-1, 0, 1, 1, -1]);
   });
   it('the relaxed verifier accepts a close second choice that greedy rejects', () => {
-    const logits: RowLogits = { at: () => { const x = new Float32Array(VOCAB.length); x[10] = 5; x[11] = 4.5; return x; } };
+    const logits: RowLogits = {
+      at: () => {
+        const x = new Float32Array(VOCAB.length);
+        x[10] = 5;
+        x[11] = 4.5;
+        return x;
+      },
+    };
     const draft = { tokens: [11, 11] };
     assert.equal(new GreedyVerifier().verify(draft, logits).accepted.length, 0);
     assert.equal(new RelaxedVerifier({ topK: 2, minRatio: 0.5 }).verify(draft, logits).accepted.length, 2);

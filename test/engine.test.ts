@@ -6,7 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import { cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { findLines } from '../src/document/layout/lines.js';
-import { DEFAULT_BUNDLE, HEAD_FILES, loadBundle, closeBundle, readBundleConfig, visionThreads } from '../src/engine/bundle/bundle.js';
+import {
+  DEFAULT_BUNDLE,
+  HEAD_FILES,
+  loadBundle,
+  closeBundle,
+  readBundleConfig,
+  visionThreads,
+} from '../src/engine/bundle/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import { EngineError } from '../src/engine/errors.js';
 import { checkGolden } from '../src/engine/bundle/golden.js';
@@ -19,7 +26,15 @@ import { RestartingVision } from '../src/engine/vision/runner.js';
 import { startSpareVisionThread, takeSpareVisionThread } from '../src/engine/vision/thread.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
-const BUNDLE_FILES = ['config.json', 'vision.onnx', 'vision.int8.onnx', 'decoder.onnx', 'mtp.onnx', 'pmtp.onnx', 'golden.json'];
+const BUNDLE_FILES = [
+  'config.json',
+  'vision.onnx',
+  'vision.int8.onnx',
+  'decoder.onnx',
+  'mtp.onnx',
+  'pmtp.onnx',
+  'golden.json',
+];
 
 function copyBundle(): string {
   const dir = mkdtempSync(join(tmpdir(), 'specula-bundle-'));
@@ -46,61 +61,77 @@ describe('the shipped model bundle', () => {
       assert.ok(report.checks.length >= 10);
       for (const c of report.checks) assert.ok(c.maxAbsDiff <= 2e-3, `${c.name}: ${c.maxAbsDiff}`);
       for (const head of HEAD_FILES) {
-        if (bundle[head]) assert.ok(report.checks.some((c) => c.name === `${head}.logits`), `the ${head} head is checked too`);
+        if (bundle[head])
+          assert.ok(
+            report.checks.some((c) => c.name === `${head}.logits`),
+            `the ${head} head is checked too`,
+          );
       }
     } finally {
       await closeBundle(bundle);
     }
   });
 
-  it('the int8 vision graph stays within its recorded tolerance of PyTorch and gives the same greedy texts', async () => {
-    const bundle = await loadBundle();
-    try {
-      assert.equal(bundle.precision, 'int8', 'a CPU engine runs the int8 vision graph by default');
-      const tol = bundle.config.int8?.tolerance;
-      // About twice what was measured (training/quantize.py): step 17180's step logits differ by 1.00, against 0.42
-      // for step 13000's; logits span tens of units, and a greedy text that moved would fail below either way.
-      assert.ok(tol && tol.vision <= 1.5 && tol.decoder <= 2, 'a tolerance is recorded, and it is tight');
-      const report = await checkGolden(bundle); // throws past the tolerance, or on any other greedy text
-      const ctc = report.checks.find((c) => c.name === 'vision.ctc_logits');
-      assert.ok(ctc && ctc.maxAbsDiff > 1e-4, 'the int8 graph, not the float one, was checked');
-    } finally {
-      await closeBundle(bundle);
-    }
-  });
-
-  it('the vision graphs hand out the CTC head\'s log-probabilities and each line\'s mean distribution, as the engine defines them', async () => {
-    for (const precision of ['int8', 'fp32'] as const) {
-      const bundle = await loadBundle(DEFAULT_BUNDLE, { precision });
+  it(
+    'the int8 vision graph stays within its recorded tolerance of PyTorch ' + 'and gives the same greedy texts',
+    async () => {
+      const bundle = await loadBundle();
       try {
-        const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
-        const crops = (await cropLines(page, findLines(page), bundle.config.image)).slice(0, 5);
-        const vis = await runVision(bundle, { crops });
-        const vocab = vis.ctcLogProbs.length / (vis.batch * vis.visual);
-        // Normalised already: the engine's own log-softmax (ctc/head.ts) moves no real frame, and its means are the graph's.
-        const again = vis.ctcLogProbs.slice();
-        const means = ctcLogSoftmax(again, vis.mask, vis.batch, vis.visual);
-        let moved = 0;
-        let frames = 0;
-        for (let f = 0; f < vis.batch * vis.visual; f++) {
-          if (!vis.mask[f]) continue;
-          frames++;
-          for (let c = f * vocab; c < (f + 1) * vocab; c++) moved = Math.max(moved, Math.abs(again[c] - vis.ctcLogProbs[c]));
-        }
-        assert.ok(frames > 100 && moved < 1e-5, `${precision}: log-softmax of the graph's output moved a frame by ${moved}`);
-        assert.equal(vis.reads?.length, crops.length);
-        vis.reads?.forEach((r, b) => {
-          assert.ok(r.mean, `${precision}: line ${b} has its mean distribution`);
-          const worst = Math.max(...Array.from(r.mean, (m, c) => Math.abs(m - means[b][c])));
-          assert.ok(worst < 1e-5, `${precision}: line ${b}'s mean differs by ${worst}`);
-        });
+        assert.equal(bundle.precision, 'int8', 'a CPU engine runs the int8 vision graph by default');
+        const tol = bundle.config.int8?.tolerance;
+        // About twice what was measured (training/quantize.py): step 17180's step logits differ by 1.00, against 0.42
+        // for step 13000's; logits span tens of units, and a greedy text that moved would fail below either way.
+        assert.ok(tol && tol.vision <= 1.5 && tol.decoder <= 2, 'a tolerance is recorded, and it is tight');
+        const report = await checkGolden(bundle); // throws past the tolerance, or on any other greedy text
+        const ctc = report.checks.find((c) => c.name === 'vision.ctc_logits');
+        assert.ok(ctc && ctc.maxAbsDiff > 1e-4, 'the int8 graph, not the float one, was checked');
       } finally {
         await closeBundle(bundle);
       }
-    }
-  });
+    },
+  );
 
-  it('a line\'s int8 visual tokens do not depend on the other lines of its vision batch', async () => {
+  it(
+    "the vision graphs hand out the CTC head's log-probabilities and each " +
+      "line's mean distribution, as the engine defines them",
+    async () => {
+      for (const precision of ['int8', 'fp32'] as const) {
+        const bundle = await loadBundle(DEFAULT_BUNDLE, { precision });
+        try {
+          const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+          const crops = (await cropLines(page, findLines(page), bundle.config.image)).slice(0, 5);
+          const vis = await runVision(bundle, { crops });
+          const vocab = vis.ctcLogProbs.length / (vis.batch * vis.visual);
+          // Normalised already: the engine's own log-softmax (ctc/head.ts) moves no real frame, and its means are the
+          // graph's.
+          const again = vis.ctcLogProbs.slice();
+          const means = ctcLogSoftmax(again, vis.mask, vis.batch, vis.visual);
+          let moved = 0;
+          let frames = 0;
+          for (let f = 0; f < vis.batch * vis.visual; f++) {
+            if (!vis.mask[f]) continue;
+            frames++;
+            for (let c = f * vocab; c < (f + 1) * vocab; c++)
+              moved = Math.max(moved, Math.abs(again[c] - vis.ctcLogProbs[c]));
+          }
+          assert.ok(
+            frames > 100 && moved < 1e-5,
+            `${precision}: log-softmax of the graph's output moved a frame by ${moved}`,
+          );
+          assert.equal(vis.reads?.length, crops.length);
+          vis.reads?.forEach((r, b) => {
+            assert.ok(r.mean, `${precision}: line ${b} has its mean distribution`);
+            const worst = Math.max(...Array.from(r.mean, (m, c) => Math.abs(m - means[b][c])));
+            assert.ok(worst < 1e-5, `${precision}: line ${b}'s mean differs by ${worst}`);
+          });
+        } finally {
+          await closeBundle(bundle);
+        }
+      }
+    },
+  );
+
+  it("a line's int8 visual tokens do not depend on the other lines of its vision batch", async () => {
     const bundle = await loadBundle(DEFAULT_BUNDLE, { precision: 'int8' });
     try {
       const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
@@ -131,37 +162,45 @@ describe('the shipped model bundle', () => {
     }
   });
 
-  it('a pass over more columns than one run holds is read in runs: each row as a pass of its own reads it, in order', async () => {
-    const bundle = await loadBundle(DEFAULT_BUNDLE, { precision: 'int8' });
-    try {
-      const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
-      const lines = await cropLines(page, findLines(page), bundle.config.image);
-      // The page's longest lines, as its orientation check reads them: more columns together than one run takes.
-      const longest = [...lines].sort((a, b) => b.width - a.width).slice(0, 6);
-      assert.ok(chunkByColumns(longest.map((c) => c.width)).length > 1, `six lines of ${longest.map((c) => c.width)} px fit one run`);
-      const { nLayers: L, nHeads: H, headDim: dh } = bundle.config.dims;
-      const all = await runVision(bundle, { crops: longest });
-      assert.equal(all.batch, longest.length);
-      for (const [r, crop] of longest.entries()) {
-        const alone = await runVision(bundle, { crops: [crop] });
-        assert.deepEqual(all.reads?.[r].ids, alone.reads?.[0].ids, `row ${r}'s CTC reading`);
-        for (let t = 0; t < all.visual; t++) assert.equal(all.mask[r * all.visual + t], t < alone.visual ? alone.mask[t] : 0);
-        let worst = 0;
-        for (let l = 0; l < L; l++) {
-          for (let h = 0; h < H; h++) {
-            for (let i = 0; i < alone.visual * dh; i++) {
-              const a = alone.k[(l * H + h) * alone.visual * dh + i];
-              const b = all.k[((l * all.batch + r) * H + h) * all.visual * dh + i];
-              worst = Math.max(worst, Math.abs(a - b));
+  it(
+    'a pass over more columns than one run holds is read in runs: each row ' +
+      'as a pass of its own reads it, in order',
+    async () => {
+      const bundle = await loadBundle(DEFAULT_BUNDLE, { precision: 'int8' });
+      try {
+        const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+        const lines = await cropLines(page, findLines(page), bundle.config.image);
+        // The page's longest lines, as its orientation check reads them: more columns together than one run takes.
+        const longest = [...lines].sort((a, b) => b.width - a.width).slice(0, 6);
+        assert.ok(
+          chunkByColumns(longest.map((c) => c.width)).length > 1,
+          `six lines of ${longest.map((c) => c.width)} px fit one run`,
+        );
+        const { nLayers: L, nHeads: H, headDim: dh } = bundle.config.dims;
+        const all = await runVision(bundle, { crops: longest });
+        assert.equal(all.batch, longest.length);
+        for (const [r, crop] of longest.entries()) {
+          const alone = await runVision(bundle, { crops: [crop] });
+          assert.deepEqual(all.reads?.[r].ids, alone.reads?.[0].ids, `row ${r}'s CTC reading`);
+          for (let t = 0; t < all.visual; t++)
+            assert.equal(all.mask[r * all.visual + t], t < alone.visual ? alone.mask[t] : 0);
+          let worst = 0;
+          for (let l = 0; l < L; l++) {
+            for (let h = 0; h < H; h++) {
+              for (let i = 0; i < alone.visual * dh; i++) {
+                const a = alone.k[(l * H + h) * alone.visual * dh + i];
+                const b = all.k[((l * all.batch + r) * H + h) * all.visual * dh + i];
+                worst = Math.max(worst, Math.abs(a - b));
+              }
             }
           }
+          assert.ok(worst < 1e-4, `row ${r}'s visual K differs by ${worst} from a pass of its own`);
         }
-        assert.ok(worst < 1e-4, `row ${r}'s visual K differs by ${worst} from a pass of its own`);
+      } finally {
+        await closeBundle(bundle);
       }
-    } finally {
-      await closeBundle(bundle);
-    }
-  });
+    },
+  );
 
   it('precision: fp32 on request, and a clear INVALID_PRECISION where int8 cannot be had', async () => {
     const fp32 = await loadBundle(DEFAULT_BUNDLE, { precision: 'fp32' });
@@ -192,8 +231,14 @@ describe('the shipped model bundle', () => {
   it('a corrupt ONNX file is reported by name', async () => {
     const dir = copyBundle();
     // The graph each precision opens is checked, the decoder's (which onnxruntime reads from its path while the vision
-    // thread checks it), and a drafter head's file at the open though its session is built only when first drafted with.
-    for (const [file, precision] of [['vision.int8.onnx', 'int8'], ['vision.onnx', 'fp32'], ['decoder.onnx', 'int8'], ['mtp.onnx', 'fp32']] as const) {
+    // thread checks it), and a drafter head's file at the open though its session is built only when first drafted
+    // with.
+    for (const [file, precision] of [
+      ['vision.int8.onnx', 'int8'],
+      ['vision.onnx', 'fp32'],
+      ['decoder.onnx', 'int8'],
+      ['mtp.onnx', 'fp32'],
+    ] as const) {
       const path = join(dir, file);
       const good = readFileSync(path);
       writeFileSync(path, Buffer.from(good).fill(0x5a, 1000, 2000));
@@ -203,26 +248,33 @@ describe('the shipped model bundle', () => {
     rmSync(dir, { recursive: true });
   });
 
-  it('a config.json that is not JSON, lacks a field, or has a script gate that does not fit its vocabulary is reported by name', async () => {
-    const dir = copyBundle();
-    const path = join(dir, 'config.json');
-    const good = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    writeFileSync(path, '{ "name": ');
-    await failsWith(loadBundle(dir), 'BUNDLE_CORRUPT_FILE', path);
-    // A script gate with a weight per vocabulary entry but one.
-    const gate = good.scriptGate as { weights: number[] };
-    writeFileSync(path, JSON.stringify({ ...good, scriptGate: { ...gate, weights: gate.weights.slice(1) } }));
-    await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);
-    delete good.vocab;
-    writeFileSync(path, JSON.stringify(good));
-    await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);
-    rmSync(dir, { recursive: true });
-  });
+  it(
+    'a config.json that is not JSON, lacks a field, or has a script gate ' +
+      'that does not fit its vocabulary is reported by name',
+    async () => {
+      const dir = copyBundle();
+      const path = join(dir, 'config.json');
+      const good = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+      writeFileSync(path, '{ "name": ');
+      await failsWith(loadBundle(dir), 'BUNDLE_CORRUPT_FILE', path);
+      // A script gate with a weight per vocabulary entry but one.
+      const gate = good.scriptGate as { weights: number[] };
+      writeFileSync(path, JSON.stringify({ ...good, scriptGate: { ...gate, weights: gate.weights.slice(1) } }));
+      await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);
+      delete good.vocab;
+      writeFileSync(path, JSON.stringify(good));
+      await failsWith(loadBundle(dir), 'BUNDLE_INVALID_CONFIG', path);
+      rmSync(dir, { recursive: true });
+    },
+  );
 
   it('a drafter head the config names without its file is reported by name', async () => {
     const dir = copyBundle();
     const path = join(dir, 'config.json');
-    const config = JSON.parse(readFileSync(path, 'utf8')) as { heads: Record<string, boolean>; files: Record<string, unknown> };
+    const config = JSON.parse(readFileSync(path, 'utf8')) as {
+      heads: Record<string, boolean>;
+      files: Record<string, unknown>;
+    };
     config.heads.pmtp = true;
     delete config.files.pmtp;
     writeFileSync(path, JSON.stringify(config));
@@ -246,27 +298,33 @@ describe('the shipped model bundle', () => {
 });
 
 describe('an engine at rest', () => {
-  it('lets its batch buffers go once idle, keeps them between back-to-back reads, and reads the same after', async () => {
-    let collected = 0;
-    const engine = await Engine.open(DEFAULT_BUNDLE, { idleReleaseMs: 300, collect: () => collected++ });
-    try {
-      const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
-      const crops = await cropLines(page, findLines(page), engine.imageSpec);
-      const first = await engine.readLines(crops);
-      const held = engine.stats.pooledBytes;
-      assert.ok(held > 1 << 20, `a page's batch leaves buffers for the next one (${held} bytes)`);
-      await new Promise((r) => setTimeout(r, 100));
-      assert.equal(engine.stats.pooledBytes, held, 'a short gap keeps them');
-      assert.equal(collected, 0);
-      await new Promise((r) => setTimeout(r, 400));
-      assert.equal(engine.stats.pooledBytes, 0, 'idle past idleReleaseMs: nothing held');
-      assert.equal(collected, 1, 'and the collector was asked once to return the memory');
-      const again = await engine.readLines(crops);
-      assert.deepEqual(again.lines.map((l) => l.text), first.lines.map((l) => l.text));
-    } finally {
-      await engine.close();
-    }
-  });
+  it(
+    'lets its batch buffers go once idle, keeps them between back-to-back ' + 'reads, and reads the same after',
+    async () => {
+      let collected = 0;
+      const engine = await Engine.open(DEFAULT_BUNDLE, { idleReleaseMs: 300, collect: () => collected++ });
+      try {
+        const page = await decodeImage(readFileSync(SAMPLE_PAGE), 'sample-page.png');
+        const crops = await cropLines(page, findLines(page), engine.imageSpec);
+        const first = await engine.readLines(crops);
+        const held = engine.stats.pooledBytes;
+        assert.ok(held > 1 << 20, `a page's batch leaves buffers for the next one (${held} bytes)`);
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(engine.stats.pooledBytes, held, 'a short gap keeps them');
+        assert.equal(collected, 0);
+        await new Promise((r) => setTimeout(r, 400));
+        assert.equal(engine.stats.pooledBytes, 0, 'idle past idleReleaseMs: nothing held');
+        assert.equal(collected, 1, 'and the collector was asked once to return the memory');
+        const again = await engine.readLines(crops);
+        assert.deepEqual(
+          again.lines.map((l) => l.text),
+          first.lines.map((l) => l.text),
+        );
+      } finally {
+        await engine.close();
+      }
+    },
+  );
 });
 
 describe('batched line decoding', () => {
@@ -289,22 +347,34 @@ describe('batched line decoding', () => {
       singleForwards += r.metrics.forwards;
     }
     assert.equal(batched.lines.length, crops.length);
-    assert.deepEqual(batched.lines.map((l) => l.text), single);
+    assert.deepEqual(
+      batched.lines.map((l) => l.text),
+      single,
+    );
     assert.ok(batched.metrics.forwards < singleForwards, 'one batch needs fewer forwards');
   });
 
-  it('lines whose vision pass an orientation check already ran (kept) read exactly as lines read from scratch', async () => {
-    const fresh = await engine.readLines(crops.map((c) => ({ ...c, data: c.data.slice() })));
-    const kept = crops.map((c) => ({ ...c }));
-    const sample = [kept[1], kept[0], kept[kept.length - 1]];
-    const confidence = await engine.ctcConfidence(sample, { keep: true });
-    assert.equal(confidence.length, sample.length);
-    const read = await engine.readLines(kept);
-    assert.deepEqual(read.lines.map((l) => [l.text, l.ctcText]), fresh.lines.map((l) => [l.text, l.ctcText]));
-    // Taken on use: a second read of the same crops runs their vision pass again and still agrees.
-    const again = await engine.readLines(kept);
-    assert.deepEqual(again.lines.map((l) => l.text), fresh.lines.map((l) => l.text));
-  });
+  it(
+    'lines whose vision pass an orientation check already ran (kept) read ' + 'exactly as lines read from scratch',
+    async () => {
+      const fresh = await engine.readLines(crops.map((c) => ({ ...c, data: c.data.slice() })));
+      const kept = crops.map((c) => ({ ...c }));
+      const sample = [kept[1], kept[0], kept[kept.length - 1]];
+      const confidence = await engine.ctcConfidence(sample, { keep: true });
+      assert.equal(confidence.length, sample.length);
+      const read = await engine.readLines(kept);
+      assert.deepEqual(
+        read.lines.map((l) => [l.text, l.ctcText]),
+        fresh.lines.map((l) => [l.text, l.ctcText]),
+      );
+      // Taken on use: a second read of the same crops runs their vision pass again and still agrees.
+      const again = await engine.readLines(kept);
+      assert.deepEqual(
+        again.lines.map((l) => l.text),
+        fresh.lines.map((l) => l.text),
+      );
+    },
+  );
 
   it('returns lines in the caller order, whatever order the batches ran in', async () => {
     const reversed = [...crops].reverse();
@@ -314,35 +384,62 @@ describe('batched line decoding', () => {
     engine.maxBatch = 7;
     const b = await engine.readLines(reversed);
     engine.maxBatch = previous;
-    assert.deepEqual([...b.lines].reverse().map((l) => l.text), a.lines.map((l) => l.text));
+    assert.deepEqual(
+      [...b.lines].reverse().map((l) => l.text),
+      a.lines.map((l) => l.text),
+    );
   });
 
-  it('under an auto draft length, pmtp\'s own gate sets how deep it drafts, past what MTP may', async () => {
-    const mtp = await engine.readLines(crops, { decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 'auto' } });
-    const pmtp = await engine.readLines(crops, { decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 'auto' } });
+  it("under an auto draft length, pmtp's own gate sets how deep it drafts, past what MTP may", async () => {
+    const mtp = await engine.readLines(crops, {
+      decoding: { drafter: 'mtp', verifier: 'greedy', draftLength: 'auto' },
+    });
+    const pmtp = await engine.readLines(crops, {
+      decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 'auto' },
+    });
     // auto hands the gated head its whole depth (twice the trained one): the same drafts as asking for that depth.
-    const deepest = await engine.readLines(crops, { decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 2 * (engine.bundle.config.pmtp?.depth ?? 0) } });
+    const deepest = await engine.readLines(crops, {
+      decoding: { drafter: 'pmtp', verifier: 'greedy', draftLength: 2 * (engine.bundle.config.pmtp?.depth ?? 0) },
+    });
     assert.equal(pmtp.metrics.draftTokens, deepest.metrics.draftTokens);
     // Per line: how many forwards a batch runs depends on when lines join it, not on the drafts.
     assert.equal(pmtp.metrics.sequenceForwards, deepest.metrics.sequenceForwards);
     const mtpDepth = 2 * (engine.bundle.config.mtp?.depth ?? 0);
-    assert.ok(mtp.metrics.acceptanceByPosition.length <= mtpDepth, 'the MTP head drafts at most twice its trained depth');
-    assert.ok(pmtp.metrics.acceptanceByPosition.length > mtpDepth, `P-MTP drafts reached depth ${pmtp.metrics.acceptanceByPosition.length}`);
-    assert.ok(pmtp.metrics.meanAcceptanceLength > mtp.metrics.meanAcceptanceLength, `tokens per forward: pmtp ${pmtp.metrics.meanAcceptanceLength}, mtp ${mtp.metrics.meanAcceptanceLength}`);
+    assert.ok(
+      mtp.metrics.acceptanceByPosition.length <= mtpDepth,
+      'the MTP head drafts at most twice its trained depth',
+    );
+    assert.ok(
+      pmtp.metrics.acceptanceByPosition.length > mtpDepth,
+      `P-MTP drafts reached depth ${pmtp.metrics.acceptanceByPosition.length}`,
+    );
+    assert.ok(
+      pmtp.metrics.meanAcceptanceLength > mtp.metrics.meanAcceptanceLength,
+      `tokens per forward: pmtp ${pmtp.metrics.meanAcceptanceLength}, mtp ${mtp.metrics.meanAcceptanceLength}`,
+    );
   });
 
-  it('vision passes are cut by padded columns: a page of wide lines goes in small chunks, short lines in chunks of 8, every line once and in order', () => {
-    const widths = [20, 30, 40, 60, 80, 100, 120, 150, 200, 300, 400, 400, 600, 900, 1100, 1200, 1250, 1300, 1600, 3000];
-    const chunks = chunkByColumns(widths);
-    assert.deepEqual(chunks.flat(), widths.map((_, i) => i));
-    for (const c of chunks) {
-      assert.ok(c.length <= 8);
-      const padded = c.length * Math.max(...c.map((i) => widths[i]));
-      assert.ok(c.length === 1 || padded <= CHUNK_COLUMNS, `chunk of ${c.length} lines pads to ${padded} columns`);
-    }
-    assert.deepEqual(chunks[0], [0, 1, 2, 3, 4, 5, 6, 7], 'narrow lines still share a pass');
-    assert.deepEqual(chunks.at(-1), [19], 'a line wider than the budget goes alone');
-  });
+  it(
+    'vision passes are cut by padded columns: a page of wide lines goes in ' +
+      'small chunks, short lines in chunks of 8, every line once and in order',
+    () => {
+      const widths = [
+        20, 30, 40, 60, 80, 100, 120, 150, 200, 300, 400, 400, 600, 900, 1100, 1200, 1250, 1300, 1600, 3000,
+      ];
+      const chunks = chunkByColumns(widths);
+      assert.deepEqual(
+        chunks.flat(),
+        widths.map((_, i) => i),
+      );
+      for (const c of chunks) {
+        assert.ok(c.length <= 8);
+        const padded = c.length * Math.max(...c.map((i) => widths[i]));
+        assert.ok(c.length === 1 || padded <= CHUNK_COLUMNS, `chunk of ${c.length} lines pads to ${padded} columns`);
+      }
+      assert.deepEqual(chunks[0], [0, 1, 2, 3, 4, 5, 6, 7], 'narrow lines still share a pass');
+      assert.deepEqual(chunks.at(-1), [19], 'a line wider than the budget goes alone');
+    },
+  );
 
   it('the vision worker, which runs beside the decoder on the same cores, takes half their threads', () => {
     assert.deepEqual([1, 2, 3, 4, 16].map(visionThreads), [1, 1, 2, 2, 8]);
@@ -362,7 +459,7 @@ describe('the engine under concurrent reads', () => {
     crops = await cropLines(page, findLines(page), { height, maxWidth });
   });
 
-  it('keeps decoding while a newcomer\'s vision pass runs, then both share forwards', async () => {
+  it("keeps decoding while a newcomer's vision pass runs, then both share forwards", async () => {
     // Room in one batch for both requests' lines, so a join shows as more rows than one request has.
     const engine = await Engine.open(undefined, { maxBatch: 32 });
     try {
@@ -381,8 +478,15 @@ describe('the engine under concurrent reads', () => {
       await second;
       const after = rows.slice(submitted);
       const joined = after.findIndex((r) => r > crops.length);
-      assert.ok(joined > 0, `forwards ran for the first request before the second joined (rows after submission: ${after.slice(0, 12).join(',')})`);
-      assert.ok(after.every((r, i) => i >= joined || r <= crops.length), 'until the join, only the first request decodes');
+      assert.ok(
+        joined > 0,
+        `forwards ran for the first request before the second joined (rows ` +
+          `after submission: ${after.slice(0, 12).join(',')})`,
+      );
+      assert.ok(
+        after.every((r, i) => i >= joined || r <= crops.length),
+        'until the join, only the first request decodes',
+      );
     } finally {
       await engine.close();
     }
@@ -408,45 +512,66 @@ describe('the engine under concurrent reads', () => {
       assert.ok(vision instanceof RestartingVision, 'on CPU the vision pass runs in a replaceable thread');
       await (await vision.thread()).terminate(); // as an out-of-memory exit or a native crash would
       const after = await engine.readLines(crops.slice(0, 4));
-      assert.deepEqual(after.lines.map((l) => l.text), before.lines.map((l) => l.text));
+      assert.deepEqual(
+        after.lines.map((l) => l.text),
+        before.lines.map((l) => l.text),
+      );
       assert.equal(vision.restarts, 1);
     } finally {
       await engine.close();
     }
   });
 
-  it('a vision thread started before the engine opens (as the CLI starts one) is the one it reads with, and reads the same', async () => {
-    const plain = await Engine.open();
-    const want = (await plain.readLines(crops.slice(0, 4))).lines.map((l) => l.text);
-    await plain.close();
-    startSpareVisionThread();
-    const engine = await Engine.open();
-    try {
-      assert.equal(takeSpareVisionThread(), null, 'the engine took the spare thread');
-      assert.deepEqual((await engine.readLines(crops.slice(0, 4))).lines.map((l) => l.text), want);
-    } finally {
-      await engine.close();
-    }
-  });
+  it(
+    'a vision thread started before the engine opens (as the CLI starts ' +
+      'one) is the one it reads with, and reads the same',
+    async () => {
+      const plain = await Engine.open();
+      const want = (await plain.readLines(crops.slice(0, 4))).lines.map((l) => l.text);
+      await plain.close();
+      startSpareVisionThread();
+      const engine = await Engine.open();
+      try {
+        assert.equal(takeSpareVisionThread(), null, 'the engine took the spare thread');
+        assert.deepEqual(
+          (await engine.readLines(crops.slice(0, 4))).lines.map((l) => l.text),
+          want,
+        );
+      } finally {
+        await engine.close();
+      }
+    },
+  );
 });
 
 describe('how long a line may run', () => {
-  it('a reading stops near the length of the CTC head\'s reading: a runaway repetition ends early, real lines never reach it', () => {
-    // A 245-token line whose CTC reading has 80 characters: 136 at most (it would be 249 by visual tokens alone).
-    assert.equal(tokenLimit(1000, 245, 1, 80), 136);
-    // The bundle's own cap and the visual tokens still bound it where they are lower.
-    assert.equal(tokenLimit(100, 245, 1, 80), 100);
-    assert.equal(tokenLimit(1000, 20, 1, 80), 24);
-    // A line the CTC head read nothing of still gets room for a short word.
-    assert.equal(tokenLimit(1000, 245, 1, 0), 16);
-  });
+  it(
+    "a reading stops near the length of the CTC head's reading: a runaway " +
+      'repetition ends early, real lines never reach it',
+    () => {
+      // A 245-token line whose CTC reading has 80 characters: 136 at most (it would be 249 by visual tokens alone).
+      assert.equal(tokenLimit(1000, 245, 1, 80), 136);
+      // The bundle's own cap and the visual tokens still bound it where they are lower.
+      assert.equal(tokenLimit(100, 245, 1, 80), 100);
+      assert.equal(tokenLimit(1000, 20, 1, 80), 24);
+      // A line the CTC head read nothing of still gets room for a short word.
+      assert.equal(tokenLimit(1000, 245, 1, 0), 16);
+    },
+  );
 });
 
 describe('packing line crops for the vision pass', () => {
   it('crops packed into a buffer that held an earlier batch give the pixels a fresh array does', () => {
     const spec = readBundleConfig(DEFAULT_BUNDLE).image;
     let seed = 7;
-    const crop = (width: number): GrayCrop => ({ width, height: spec.height, data: Uint8Array.from({ length: width * spec.height }, () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256) });
+    const crop = (width: number): GrayCrop => ({
+      width,
+      height: spec.height,
+      data: Uint8Array.from(
+        { length: width * spec.height },
+        () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % 256,
+      ),
+    });
     const crops = [crop(37), crop(120), crop(64)];
     const fresh = packBatch(crops, spec);
     const used = new Float32Array(fresh.pixels.length + 100).fill(Number.NaN);

@@ -11,7 +11,10 @@ describe('recycled buffers for the batch state', () => {
     const b = pool.take(900);
     assert.equal(b.buffer, a.buffer, 'the same memory');
     assert.equal(b.length, 900);
-    assert.ok(b.every((x) => x === 0), 'no values of its last use');
+    assert.ok(
+      b.every((x) => x === 0),
+      'no values of its last use',
+    );
     assert.equal(pool.bytes, 0, 'taken again, so not held');
   });
 
@@ -59,6 +62,6 @@ describe('the gather scratch', () => {
     assert.equal(c.length, 5000);
     assert.notEqual(c.buffer, a.buffer, 'a larger step grows it');
     assert.notEqual(pool.scratch('v', 10).buffer, c.buffer, 'each key has its own');
-    assert.equal(pool.bytes, 0, 'scratch buffers are not the pool\'s to hand out');
+    assert.equal(pool.bytes, 0, "scratch buffers are not the pool's to hand out");
   });
 });

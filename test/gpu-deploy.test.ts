@@ -18,7 +18,11 @@ interface Manifest {
   kind: string;
   metadata: { name: string };
   spec: Record<string, unknown> & {
-    template?: { spec: { containers: { env: { name: string; value: string }[]; resources: { limits: Record<string, unknown> } }[] } };
+    template?: {
+      spec: {
+        containers: { env: { name: string; value: string }[]; resources: { limits: Record<string, unknown> } }[];
+      };
+    };
     scaleTargetRef?: { name: string };
     minReplicaCount?: number;
     triggers?: { type: string; metadata: Record<string, string> }[];
@@ -51,13 +55,20 @@ describe('the GPU worker deployment', () => {
     assert.deepEqual(lists.sort(), [`${prefix}:bull:specula-parse:active`, `${prefix}:bull:specula-parse:wait`]);
   });
 
-  it('reads the list a queued job really lands in (real Redis, the worker\'s own queue)', async () => {
+  it("reads the list a queued job really lands in (real Redis, the worker's own queue)", async () => {
     await assertRedisReachable();
     const wait = scaled?.spec.triggers?.find((t) => t.metadata.listName.endsWith(':wait'))?.metadata.listName ?? '';
     // The manifest's key under a prefix of this test's own, so nothing else in this Redis is touched.
     const prefix = `test-${randomUUID().slice(0, 8)}`;
     const key = wait.replace(new RegExp(`^${env.SPECULA_REDIS_PREFIX}:`), `${prefix}:`);
-    const q = new BullJobQueue({ url: TEST_REDIS, prefix, attempts: 1, tenantConcurrency: 1, retentionSeconds: 60, lockMs: 5000 });
+    const q = new BullJobQueue({
+      url: TEST_REDIS,
+      prefix,
+      attempts: 1,
+      tenantConcurrency: 1,
+      retentionSeconds: 60,
+      lockMs: 5000,
+    });
     const redis = new Redis(TEST_REDIS);
     try {
       await q.enqueue('job-1');

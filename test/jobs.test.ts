@@ -52,108 +52,158 @@ const backends: { name: string; log: () => EventLog; store: (retentionSeconds?: 
 ];
 
 for (const b of backends) {
-describe(`job events ${b.name}`, () => {
-  it('a late subscriber gets what it missed, then live events, with no gap and no duplicate', async () => {
-    const log = b.log();
-    const j = randomUUID();
-    await log.publish(j, { type: 'token', page: 0, line: 0, text: 'He', fromDraft: [false, true] });
-    await log.publish(j, { type: 'token', page: 0, line: 0, text: 'llo', fromDraft: [true, true, false] });
-    const late = collect(log.subscribe(j));
-    const fromTwo = collect(log.subscribe(j, 2));
-    await new Promise((r) => setTimeout(r, 50));
-    await log.publish(j, { type: 'page', page: 0, markdown: 'Hello' });
-    await log.publish(j, { type: 'done', metrics: {} });
-    await log.publish(j, { type: 'token', page: 9, line: 9, text: 'after the end', fromDraft: [] });
-    const all = await late;
-    assert.deepEqual(all.map((e) => e.seq), [1, 2, 3, 4], 'ends with the final event');
-    assert.deepEqual(all.map((e) => e.type), ['token', 'token', 'page', 'done']);
-    assert.deepEqual(all[1], { type: 'token', page: 0, line: 0, text: 'llo', fromDraft: [true, true, false], seq: 2, jobId: j });
-    assert.deepEqual((await fromTwo).map((e) => e.seq), [3, 4]);
-    assert.deepEqual(await collect(log.subscribe(j, 4)), [], 'resuming after the final event ends at once');
+  describe(`job events ${b.name}`, () => {
+    it('a late subscriber gets what it missed, then live events, with no gap and no duplicate', async () => {
+      const log = b.log();
+      const j = randomUUID();
+      await log.publish(j, { type: 'token', page: 0, line: 0, text: 'He', fromDraft: [false, true] });
+      await log.publish(j, { type: 'token', page: 0, line: 0, text: 'llo', fromDraft: [true, true, false] });
+      const late = collect(log.subscribe(j));
+      const fromTwo = collect(log.subscribe(j, 2));
+      await new Promise((r) => setTimeout(r, 50));
+      await log.publish(j, { type: 'page', page: 0, markdown: 'Hello' });
+      await log.publish(j, { type: 'done', metrics: {} });
+      await log.publish(j, { type: 'token', page: 9, line: 9, text: 'after the end', fromDraft: [] });
+      const all = await late;
+      assert.deepEqual(
+        all.map((e) => e.seq),
+        [1, 2, 3, 4],
+        'ends with the final event',
+      );
+      assert.deepEqual(
+        all.map((e) => e.type),
+        ['token', 'token', 'page', 'done'],
+      );
+      assert.deepEqual(all[1], {
+        type: 'token',
+        page: 0,
+        line: 0,
+        text: 'llo',
+        fromDraft: [true, true, false],
+        seq: 2,
+        jobId: j,
+      });
+      assert.deepEqual(
+        (await fromTwo).map((e) => e.seq),
+        [3, 4],
+      );
+      assert.deepEqual(await collect(log.subscribe(j, 4)), [], 'resuming after the final event ends at once');
+    });
+
+    it('a subscriber on one instance hears events published on another, in order', async () => {
+      const [here, there] = [b.log(), b.name === 'in memory' ? null : b.log()];
+      const pub = there ?? here;
+      const j = randomUUID();
+      const got = collect(here.subscribe(j));
+      await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 50; i++)
+        await pub.publish(j, { type: 'token', page: 0, line: i % 3, text: String(i), fromDraft: [false] });
+      await pub.publish(j, { type: 'done', metrics: {} });
+      const all = await got;
+      assert.deepEqual(
+        all.map((e) => e.seq),
+        Array.from({ length: 51 }, (_, i) => i + 1),
+      );
+    });
+
+    it(
+      'a late subscriber replays a long log (more than a page of it) in ' + 'order, from the start or a resume point',
+      async () => {
+        const log = b.log();
+        const j = randomUUID();
+        const n = 2 * REPLAY_PAGE + 7;
+        for (let i = 0; i < n; i++)
+          await log.publish(j, { type: 'token', page: 0, line: i % 5, text: 'x', fromDraft: [false] });
+        await log.publish(j, { type: 'done', metrics: {} });
+        assert.deepEqual(
+          (await collect(log.subscribe(j))).map((e) => e.seq),
+          Array.from({ length: n + 1 }, (_, i) => i + 1),
+        );
+        assert.deepEqual((await collect(log.subscribe(j, REPLAY_PAGE - 1))).map((e) => e.seq)[0], REPLAY_PAGE);
+      },
+    );
+
+    it('a subscription stops when its signal aborts', async () => {
+      const log = b.log();
+      const ctrl = new AbortController();
+      const k = randomUUID();
+      const got = collect(log.subscribe(k, 0, ctrl.signal));
+      await new Promise((r) => setTimeout(r, 50));
+      await log.publish(k, { type: 'token', page: 0, line: 0, text: 'a', fromDraft: [false] });
+      setTimeout(() => ctrl.abort(), 100);
+      assert.equal((await got).length, 1);
+    });
   });
 
-  it('a subscriber on one instance hears events published on another, in order', async () => {
-    const [here, there] = [b.log(), b.name === 'in memory' ? null : b.log()];
-    const pub = there ?? here;
-    const j = randomUUID();
-    const got = collect(here.subscribe(j));
-    await new Promise((r) => setTimeout(r, 50));
-    for (let i = 0; i < 50; i++) await pub.publish(j, { type: 'token', page: 0, line: i % 3, text: String(i), fromDraft: [false] });
-    await pub.publish(j, { type: 'done', metrics: {} });
-    const all = await got;
-    assert.deepEqual(all.map((e) => e.seq), Array.from({ length: 51 }, (_, i) => i + 1));
-  });
+  describe(`job store ${b.name}`, () => {
+    it('a tenant sees only its own jobs, newest first, a page at a time', async () => {
+      const store = b.store();
+      const A = `A-${randomUUID()}`;
+      const a = [];
+      for (let i = 0; i < 5; i++) a.push(await store.create(A, { fileName: `a${i}.png`, size: 1 }));
+      const b2 = await store.create('B', { fileName: 'b.png', size: 1 });
+      assert.equal(await store.get(A, b2.id), null, "A cannot read B's job");
+      assert.equal((await store.get('B', b2.id))?.input.fileName, 'b.png');
+      assert.deepEqual(
+        (await store.getMany(A, [a[0].id, b2.id])).map((j) => j?.input.fileName ?? null),
+        ['a0.png', null],
+      );
+      const p1 = await store.list(A, 2);
+      assert.deepEqual(
+        p1.jobs.map((j) => j.input.fileName),
+        ['a4.png', 'a3.png'],
+      );
+      assert.ok(p1.hasNextPage);
+      const p2 = await store.list(A, 10, p1.endCursor ?? undefined);
+      assert.deepEqual(
+        p2.jobs.map((j) => j.input.fileName),
+        ['a2.png', 'a1.png', 'a0.png'],
+      );
+      assert.equal(p2.hasNextPage, false);
+      assert.deepEqual((await store.list(A, 10, b2.id)).jobs, [], "B's cursor pages nothing of A's");
+      // Towards newer jobs: the ones nearest the cursor, still newest first; without a cursor, the oldest.
+      const n1 = await store.list(A, 2, a[1].id, 'newer');
+      assert.deepEqual(
+        n1.jobs.map((j) => j.input.fileName),
+        ['a3.png', 'a2.png'],
+      );
+      assert.equal(n1.hasNextPage, true, 'a4 is newer still');
+      assert.equal(n1.endCursor, a[3].id);
+      const n2 = await store.list(A, 2, n1.endCursor ?? undefined, 'newer');
+      assert.deepEqual(
+        n2.jobs.map((j) => j.input.fileName),
+        ['a4.png'],
+      );
+      assert.equal(n2.hasNextPage, false);
+      assert.deepEqual(
+        (await store.list(A, 2, undefined, 'newer')).jobs.map((j) => j.input.fileName),
+        ['a1.png', 'a0.png'],
+      );
+    });
 
-  it('a late subscriber replays a long log (more than a page of it) in order, from the start or a resume point', async () => {
-    const log = b.log();
-    const j = randomUUID();
-    const n = 2 * REPLAY_PAGE + 7;
-    for (let i = 0; i < n; i++) await log.publish(j, { type: 'token', page: 0, line: i % 5, text: 'x', fromDraft: [false] });
-    await log.publish(j, { type: 'done', metrics: {} });
-    assert.deepEqual((await collect(log.subscribe(j))).map((e) => e.seq), Array.from({ length: n + 1 }, (_, i) => i + 1));
-    assert.deepEqual((await collect(log.subscribe(j, REPLAY_PAGE - 1))).map((e) => e.seq)[0], REPLAY_PAGE);
+    it('status changes happen once: the first transition wins, the rest see it was taken', async () => {
+      const store = b.store();
+      const t = `T-${randomUUID()}`;
+      const job = await store.create(t, { fileName: 'x.png', size: 1, formats: [] });
+      assert.equal(await store.countActive(t), 1);
+      const both = await Promise.all([
+        store.transition(job.id, ['queued'], { status: 'running' }),
+        store.transition(job.id, ['queued'], { status: 'cancelled' }),
+      ]);
+      assert.equal(both.filter(Boolean).length, 1, 'exactly one wins');
+      const now = await store.load(job.id);
+      assert.equal(now?.input.formats?.length, 0, 'empty arrays survive the round trip');
+      if (now?.status === 'running') {
+        const done = await store.transition(job.id, ['running'], {
+          status: 'succeeded',
+          result: { format: 'png', pageCount: 1, pages: [], metrics: { forwards: 3 } },
+        });
+        assert.equal(done?.result?.metrics.forwards, 3);
+      }
+      assert.equal(await store.countActive(t), 0, 'a finished job is no longer active');
+      assert.equal(await store.transition(job.id, ['queued', 'running'], { status: 'failed' }), null);
+    });
   });
-
-  it('a subscription stops when its signal aborts', async () => {
-    const log = b.log();
-    const ctrl = new AbortController();
-    const k = randomUUID();
-    const got = collect(log.subscribe(k, 0, ctrl.signal));
-    await new Promise((r) => setTimeout(r, 50));
-    await log.publish(k, { type: 'token', page: 0, line: 0, text: 'a', fromDraft: [false] });
-    setTimeout(() => ctrl.abort(), 100);
-    assert.equal((await got).length, 1);
-  });
-});
-
-describe(`job store ${b.name}`, () => {
-  it('a tenant sees only its own jobs, newest first, a page at a time', async () => {
-    const store = b.store();
-    const A = `A-${randomUUID()}`;
-    const a = [];
-    for (let i = 0; i < 5; i++) a.push(await store.create(A, { fileName: `a${i}.png`, size: 1 }));
-    const b2 = await store.create('B', { fileName: 'b.png', size: 1 });
-    assert.equal(await store.get(A, b2.id), null, "A cannot read B's job");
-    assert.equal((await store.get('B', b2.id))?.input.fileName, 'b.png');
-    assert.deepEqual((await store.getMany(A, [a[0].id, b2.id])).map((j) => j?.input.fileName ?? null), ['a0.png', null]);
-    const p1 = await store.list(A, 2);
-    assert.deepEqual(p1.jobs.map((j) => j.input.fileName), ['a4.png', 'a3.png']);
-    assert.ok(p1.hasNextPage);
-    const p2 = await store.list(A, 10, p1.endCursor ?? undefined);
-    assert.deepEqual(p2.jobs.map((j) => j.input.fileName), ['a2.png', 'a1.png', 'a0.png']);
-    assert.equal(p2.hasNextPage, false);
-    assert.deepEqual((await store.list(A, 10, b2.id)).jobs, [], "B's cursor pages nothing of A's");
-    // Towards newer jobs: the ones nearest the cursor, still newest first; without a cursor, the oldest.
-    const n1 = await store.list(A, 2, a[1].id, 'newer');
-    assert.deepEqual(n1.jobs.map((j) => j.input.fileName), ['a3.png', 'a2.png']);
-    assert.equal(n1.hasNextPage, true, 'a4 is newer still');
-    assert.equal(n1.endCursor, a[3].id);
-    const n2 = await store.list(A, 2, n1.endCursor ?? undefined, 'newer');
-    assert.deepEqual(n2.jobs.map((j) => j.input.fileName), ['a4.png']);
-    assert.equal(n2.hasNextPage, false);
-    assert.deepEqual((await store.list(A, 2, undefined, 'newer')).jobs.map((j) => j.input.fileName), ['a1.png', 'a0.png']);
-  });
-
-  it('status changes happen once: the first transition wins, the rest see it was taken', async () => {
-    const store = b.store();
-    const t = `T-${randomUUID()}`;
-    const job = await store.create(t, { fileName: 'x.png', size: 1, formats: [] });
-    assert.equal(await store.countActive(t), 1);
-    const both = await Promise.all([
-      store.transition(job.id, ['queued'], { status: 'running' }),
-      store.transition(job.id, ['queued'], { status: 'cancelled' }),
-    ]);
-    assert.equal(both.filter(Boolean).length, 1, 'exactly one wins');
-    const now = await store.load(job.id);
-    assert.equal(now?.input.formats?.length, 0, 'empty arrays survive the round trip');
-    if (now?.status === 'running') {
-      const done = await store.transition(job.id, ['running'], { status: 'succeeded', result: { format: 'png', pageCount: 1, pages: [], metrics: { forwards: 3 } } });
-      assert.equal(done?.result?.metrics.forwards, 3);
-    }
-    assert.equal(await store.countActive(t), 0, 'a finished job is no longer active');
-    assert.equal(await store.transition(job.id, ['queued', 'running'], { status: 'failed' }), null);
-  });
-});
 }
 
 describe('job store in Redis: retention', () => {
@@ -165,7 +215,11 @@ describe('job store in Redis: retention', () => {
     await store.transition(gone.id, ['queued'], { status: 'failed', error: { code: 'INTERNAL', message: 'x' } });
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(await store.get(t, gone.id), null);
-    assert.deepEqual((await store.list(t, 10)).jobs.map((j) => j.id), [keep.id], 'unfinished jobs stay');
+    assert.deepEqual(
+      (await store.list(t, 10)).jobs.map((j) => j.id),
+      [keep.id],
+      'unfinished jobs stay',
+    );
   });
 
   it('expired jobs among the newest do not cut a page short', async () => {
@@ -177,17 +231,31 @@ describe('job store in Redis: retention', () => {
     // the page needs three reads of the index, two of them with expired entries.
     await redis().del(...[...made.slice(5), made[2]].map((j) => `${prefix}:job:${j.id}`));
     const p1 = await store.list(t, 3);
-    assert.deepEqual(p1.jobs.map((j) => j.input.fileName), ['e4.png', 'e3.png', 'e1.png'], 'a full page past the expired ones');
+    assert.deepEqual(
+      p1.jobs.map((j) => j.input.fileName),
+      ['e4.png', 'e3.png', 'e1.png'],
+      'a full page past the expired ones',
+    );
     assert.equal(p1.hasNextPage, true, 'e0 is still there');
     const p2 = await store.list(t, 3, p1.endCursor ?? undefined);
-    assert.deepEqual(p2.jobs.map((j) => j.input.fileName), ['e0.png']);
+    assert.deepEqual(
+      p2.jobs.map((j) => j.input.fileName),
+      ['e0.png'],
+    );
     assert.equal(p2.hasNextPage, false);
   });
 });
 
 describe('job store in memory: retention', () => {
   it('the embedded mode forgets finished jobs after the retention period, as Redis does', async () => {
-    const b = await createBackends({ blobDir: null, redisBlobMaxBytes: 1, retentionSeconds: 1, jobAttempts: 1, tenantConcurrency: 1, lockMs: 1000 });
+    const b = await createBackends({
+      blobDir: null,
+      redisBlobMaxBytes: 1,
+      retentionSeconds: 1,
+      jobAttempts: 1,
+      tenantConcurrency: 1,
+      lockMs: 1000,
+    });
     try {
       const keep = await b.store.create('T', { fileName: 'keep.png', size: 1 });
       const gone = await b.store.create('T', { fileName: 'gone.png', size: 1 });
@@ -195,7 +263,10 @@ describe('job store in memory: retention', () => {
       await b.events.publish(gone.id, { type: 'done', metrics: {} });
       await new Promise((r) => setTimeout(r, 2300));
       assert.equal(await b.store.get('T', gone.id), null);
-      assert.deepEqual((await b.store.list('T', 10)).jobs.map((j) => j.id), [keep.id]);
+      assert.deepEqual(
+        (await b.store.list('T', 10)).jobs.map((j) => j.id),
+        [keep.id],
+      );
     } finally {
       await b.close();
     }
@@ -234,7 +305,7 @@ describe('job queue', () => {
 });
 
 describe('uploads on disk in the embedded mode', () => {
-  it('each process keeps its own folder, removes it when it stops, and removes a dead process\'s folder', async () => {
+  it("each process keeps its own folder, removes it when it stops, and removes a dead process's folder", async () => {
     const root = mkdtempSync(join(tmpdir(), 'specula-blob-test-'));
     try {
       // A process that has exited (it ran and ended: its pid is gone), which left an upload behind.
@@ -243,10 +314,10 @@ describe('uploads on disk in the embedded mode', () => {
       mkdirSync(orphan);
       writeFileSync(join(orphan, 'job-1'), 'bytes');
       const first = new FsBlobStore(root);
-      assert.ok(!existsSync(orphan), 'the dead process\'s folder is removed');
+      assert.ok(!existsSync(orphan), "the dead process's folder is removed");
       await first.put('job-2', new Uint8Array([1, 2, 3]));
       const second = new FsBlobStore(root); // another live process on the same root (here: the same one)
-      assert.deepEqual(await first.get('job-2'), new Uint8Array([1, 2, 3]), 'a live process\'s uploads stay');
+      assert.deepEqual(await first.get('job-2'), new Uint8Array([1, 2, 3]), "a live process's uploads stay");
       assert.equal(await second.get('job-2'), null, 'each store sees only its own uploads');
       await first.close();
       assert.ok(!existsSync(first.dir), 'stopping removes the folder');

@@ -21,15 +21,22 @@ describe('joint CTC/attention verification', () => {
     engine = await Engine.open();
     lines = await realLines(engine, PER_SET);
     const crops = lines.map((l) => l.crop);
-    joint = (await engine.readLines(crops, { decoding: { drafter: 'none', verifier: 'joint' } })).lines.map((l) => l.text);
-    greedy = (await engine.readLines(crops, { decoding: { drafter: 'none', verifier: 'greedy' } })).lines.map((l) => l.text);
+    joint = (await engine.readLines(crops, { decoding: { drafter: 'none', verifier: 'joint' } })).lines.map(
+      (l) => l.text,
+    );
+    greedy = (await engine.readLines(crops, { decoding: { drafter: 'none', verifier: 'greedy' } })).lines.map(
+      (l) => l.text,
+    );
   });
   after(() => engine.close());
 
   const drafters = ['ctc', 'ngram', 'mtp', 'pmtp', 'diffusion'];
   for (const drafter of drafters) {
     it(`${drafter} + joint gives the text of joint decoding without a drafter, byte for byte`, async () => {
-      const r = await engine.readLines(lines.map((l) => l.crop), { decoding: { drafter, verifier: 'joint', draftLength: 'auto' } });
+      const r = await engine.readLines(
+        lines.map((l) => l.crop),
+        { decoding: { drafter, verifier: 'joint', draftLength: 'auto' } },
+      );
       const texts = r.lines.map((l) => l.text);
       const i = texts.findIndex((t, k) => t !== joint[k]);
       assert.equal(i, -1, i < 0 ? '' : `line ${i}: ${JSON.stringify(texts[i])} against ${JSON.stringify(joint[i])}`);
@@ -43,11 +50,20 @@ describe('joint CTC/attention verification', () => {
   });
 
   it('a CTC weight of 0 is plain greedy decoding', async () => {
-    const r = await engine.readLines(lines.map((l) => l.crop), { decoding: { drafter: 'ctc', verifier: 'joint', joint: { ctcWeight: 0 } } });
-    assert.deepEqual(r.lines.map((l) => l.text), greedy);
+    const r = await engine.readLines(
+      lines.map((l) => l.crop),
+      { decoding: { drafter: 'ctc', verifier: 'joint', joint: { ctcWeight: 0 } } },
+    );
+    assert.deepEqual(
+      r.lines.map((l) => l.text),
+      greedy,
+    );
   });
 
   it('a CTC weight outside 0..1 is refused with the valid range', () => {
-    assert.throws(() => engine.resolve({ verifier: 'joint', joint: { ctcWeight: 1.5 } }), (e: unknown) => e instanceof EngineError && e.code === 'INVALID_OPTIONS' && /joint\.ctcWeight/.test(e.message));
+    assert.throws(
+      () => engine.resolve({ verifier: 'joint', joint: { ctcWeight: 1.5 } }),
+      (e: unknown) => e instanceof EngineError && e.code === 'INVALID_OPTIONS' && /joint\.ctcWeight/.test(e.message),
+    );
   });
 });

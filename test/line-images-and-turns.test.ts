@@ -28,11 +28,16 @@ const hasEval = existsSync(EVAL_DIR);
 async function sampleLineFiles(dir: string): Promise<{ file: string; truth: string }[]> {
   const page = await decodeImage(readFileSync(SAMPLE_PAGE), SAMPLE_PAGE);
   const truth = readFileSync(SAMPLE_TEXT, 'utf8').trim().split('\n');
-  return Promise.all(findLines(page).map(async (box, i) => {
-    const file = join(dir, `line-${i}.png`);
-    await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).extract({ left: box.x, top: box.y, width: box.width, height: box.height }).png().toFile(file);
-    return { file, truth: truth[i] ?? '' };
-  }));
+  return Promise.all(
+    findLines(page).map(async (box, i) => {
+      const file = join(dir, `line-${i}.png`);
+      await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
+        .extract({ left: box.x, top: box.y, width: box.width, height: box.height })
+        .png()
+        .toFile(file);
+      return { file, truth: truth[i] ?? '' };
+    }),
+  );
 }
 
 async function grayOf(bytes: Uint8Array | string): Promise<GrayPage> {
@@ -48,38 +53,71 @@ describe('line images', () => {
   });
   after(() => engine.close());
 
-  it('every public docbank line crop through `specula parse` gives the engine line path\'s text', async () => {
-    const lines = hasEval ? loadLineSet(EVAL_DIR, 'docbank_lines').map((l) => ({ file: l.image, truth: l.text })) : await sampleLineFiles(dir);
+  it("every public docbank line crop through `specula parse` gives the engine line path's text", async () => {
+    const lines = hasEval
+      ? loadLineSet(EVAL_DIR, 'docbank_lines').map((l) => ({ file: l.image, truth: l.text }))
+      : await sampleLineFiles(dir);
     const crops = await Promise.all(lines.map(async (l) => cropLineImage(await grayOf(l.file), engine.imageSpec)));
     const { lines: direct } = await engine.readLines(crops);
-    const { stdout } = await run(process.execPath, [CLI, 'parse', '--json', ...lines.map((l) => l.file)], { cwd: ROOT, maxBuffer: 1 << 26 });
-    const docs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { text: string; pages: { blocks: { lines: unknown[] }[] }[] });
+    const { stdout } = await run(process.execPath, [CLI, 'parse', '--json', ...lines.map((l) => l.file)], {
+      cwd: ROOT,
+      maxBuffer: 1 << 26,
+    });
+    const docs = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { text: string; pages: { blocks: { lines: unknown[] }[] }[] });
     assert.equal(docs.length, lines.length);
-    const differ = docs.flatMap((d, i) => (d.text === direct[i].text ? [] : [`${lines[i].file}: parse "${d.text}" vs line path "${direct[i].text}"`]));
+    const differ = docs.flatMap((d, i) =>
+      d.text === direct[i].text ? [] : [`${lines[i].file}: parse "${d.text}" vs line path "${direct[i].text}"`],
+    );
     assert.deepEqual(differ, [], 'each line image reads as the line path reads it');
     for (const d of docs) assert.equal(d.pages[0].blocks.flatMap((b) => b.lines).length, 1, 'one line, never split');
   });
 
-  it('a line image on its side reads as it reads upright, through `specula parse` and the line path alike', async () => {
-    const lines = await sampleLineFiles(dir);
-    const upright = await engine.readLines(await Promise.all(lines.map(async (l) => cropLineImage(await grayOf(l.file), engine.imageSpec))));
-    for (const turn of [90, 270]) {
-      const files = await Promise.all(lines.map(async (l, i) => {
-        const file = join(dir, `line-${i}-turned-${turn}.png`);
-        await sharp(l.file).rotate(turn).png().toFile(file);
-        return file;
-      }));
-      const { lines: direct } = await engine.readLines(await Promise.all(files.map(async (f) => lineImageCrop(engine, await grayOf(f)))));
-      assert.deepEqual(direct.map((l) => l.text), upright.lines.map((l) => l.text), `line path, turned ${turn}`);
-      const { stdout } = await run(process.execPath, [CLI, 'parse', '--json', ...files], { cwd: ROOT, maxBuffer: 1 << 26 });
-      const docs = stdout.trim().split('\n').map((l) => JSON.parse(l) as { text: string; pages: { rotation: number; blocks: { lines: unknown[] }[] }[] });
-      assert.deepEqual(docs.map((d) => d.text), upright.lines.map((l) => l.text), `specula parse, turned ${turn}`);
-      for (const d of docs) {
-        assert.equal(d.pages[0].rotation, 360 - turn, `turned ${turn}, read after a turn of ${360 - turn}`);
-        assert.equal(d.pages[0].blocks.flatMap((b) => b.lines).length, 1, 'one line, never split');
+  it(
+    'a line image on its side reads as it reads upright, through `specula ' + 'parse` and the line path alike',
+    async () => {
+      const lines = await sampleLineFiles(dir);
+      const upright = await engine.readLines(
+        await Promise.all(lines.map(async (l) => cropLineImage(await grayOf(l.file), engine.imageSpec))),
+      );
+      for (const turn of [90, 270]) {
+        const files = await Promise.all(
+          lines.map(async (l, i) => {
+            const file = join(dir, `line-${i}-turned-${turn}.png`);
+            await sharp(l.file).rotate(turn).png().toFile(file);
+            return file;
+          }),
+        );
+        const { lines: direct } = await engine.readLines(
+          await Promise.all(files.map(async (f) => lineImageCrop(engine, await grayOf(f)))),
+        );
+        assert.deepEqual(
+          direct.map((l) => l.text),
+          upright.lines.map((l) => l.text),
+          `line path, turned ${turn}`,
+        );
+        const { stdout } = await run(process.execPath, [CLI, 'parse', '--json', ...files], {
+          cwd: ROOT,
+          maxBuffer: 1 << 26,
+        });
+        const docs = stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { text: string; pages: { rotation: number; blocks: { lines: unknown[] }[] }[] });
+        assert.deepEqual(
+          docs.map((d) => d.text),
+          upright.lines.map((l) => l.text),
+          `specula parse, turned ${turn}`,
+        );
+        for (const d of docs) {
+          assert.equal(d.pages[0].rotation, 360 - turn, `turned ${turn}, read after a turn of ${360 - turn}`);
+          assert.equal(d.pages[0].blocks.flatMap((b) => b.lines).length, 1, 'one line, never split');
+        }
       }
-    }
-  });
+    },
+  );
 
   it('a page is never taken for a line image, and a line with a sliver of its neighbour is one line', async () => {
     for (const f of ['article.png', 'two-column.png', 'table.png', 'magazine.png']) {
@@ -101,10 +139,12 @@ describe('line images', () => {
     const files = await sampleLineFiles(dir);
     const padded = await Promise.all(files.map(async (l) => cropLineImage(await grayOf(l.file), engine.imageSpec)));
     // The same lines cut to their ink: what scaled straight to 32 px gives glyphs taller than any trained on.
-    const tight = await Promise.all(files.map(async (l) => {
-      const trimmed = await sharp(l.file).trim({ threshold: 60 }).png().toBuffer();
-      return cropLineImage(await grayOf(trimmed), engine.imageSpec);
-    }));
+    const tight = await Promise.all(
+      files.map(async (l) => {
+        const trimmed = await sharp(l.file).trim({ threshold: 60 }).png().toBuffer();
+        return cropLineImage(await grayOf(trimmed), engine.imageSpec);
+      }),
+    );
     const cer = async (crops: typeof padded): Promise<number> => {
       const { lines } = await engine.readLines(crops);
       return corpusCer(lines.map((r, i) => tally(r.text, files[i].truth)));
@@ -116,20 +156,24 @@ describe('line images', () => {
   it('light text on a coloured banner reads as the same line in ink on paper', async () => {
     const files = (await sampleLineFiles(dir)).slice(0, 4);
     const plain = await Promise.all(files.map(async (l) => cropLineImage(await grayOf(l.file), engine.imageSpec)));
-    const banners = await Promise.all(files.map(async (l) => {
-      // White letters on a dark teal banner: the ink becomes the light tone, the paper the colour.
-      const mask = await sharp(l.file).greyscale().negate().raw().toBuffer({ resolveWithObject: true });
-      const { width, height } = mask.info;
-      const rgb = Buffer.alloc(width * height * 3);
-      for (let i = 0; i < width * height; i++) {
-        const ink = mask.data[i] / 255;
-        rgb[3 * i] = Math.round(20 + ink * 230);
-        rgb[3 * i + 1] = Math.round(90 + ink * 160);
-        rgb[3 * i + 2] = Math.round(110 + ink * 140);
-      }
-      const png = await sharp(rgb, { raw: { width, height, channels: 3 } }).png().toBuffer();
-      return cropLineImage(await grayOf(png), engine.imageSpec);
-    }));
+    const banners = await Promise.all(
+      files.map(async (l) => {
+        // White letters on a dark teal banner: the ink becomes the light tone, the paper the colour.
+        const mask = await sharp(l.file).greyscale().negate().raw().toBuffer({ resolveWithObject: true });
+        const { width, height } = mask.info;
+        const rgb = Buffer.alloc(width * height * 3);
+        for (let i = 0; i < width * height; i++) {
+          const ink = mask.data[i] / 255;
+          rgb[3 * i] = Math.round(20 + ink * 230);
+          rgb[3 * i + 1] = Math.round(90 + ink * 160);
+          rgb[3 * i + 2] = Math.round(110 + ink * 140);
+        }
+        const png = await sharp(rgb, { raw: { width, height, channels: 3 } })
+          .png()
+          .toBuffer();
+        return cropLineImage(await grayOf(png), engine.imageSpec);
+      }),
+    );
     const a = await engine.readLines(plain);
     const b = await engine.readLines(banners);
     const cer = corpusCer(b.lines.map((r, i) => tally(r.text, a.lines[i].text)));
@@ -145,7 +189,11 @@ describe('turned pages', () => {
   after(() => engine.close());
 
   const pages = (): string[] => {
-    const docbank = hasEval ? loadPageSet(EVAL_DIR, 'docbank_pages').slice(0, 2).map((p) => p.file) : [];
+    const docbank = hasEval
+      ? loadPageSet(EVAL_DIR, 'docbank_pages')
+          .slice(0, 2)
+          .map((p) => p.file)
+      : [];
     return [SAMPLE_PAGE, ...docbank];
   };
 
@@ -170,6 +218,9 @@ describe('turned pages', () => {
     const [box] = findLines(page);
     const [crop] = await cropLines(page, [box], engine.imageSpec);
     const scores = await engine.ctcConfidence([crop, { ...crop, data: crop.data.slice().reverse() }]);
-    assert.ok(scores[0].logProb > scores[1].logProb + 0.1, `upright ${scores[0].logProb.toFixed(3)} vs turned ${scores[1].logProb.toFixed(3)}`);
+    assert.ok(
+      scores[0].logProb > scores[1].logProb + 0.1,
+      `upright ${scores[0].logProb.toFixed(3)} vs turned ${scores[1].logProb.toFixed(3)}`,
+    );
   });
 });

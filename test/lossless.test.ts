@@ -47,12 +47,16 @@ describe('lossless drafters match greedy AR on real lines', () => {
   let otherReference: string;
 
   before(async () => {
-    // Every line whole, as the reference loop reads it: lines read in pieces are held to the property in wide-lines.test.ts.
+    // Every line whole, as the reference loop reads it: lines read in pieces are held to the property in
+    // wide-lines.test.ts.
     engine = await Engine.open(undefined, { readChars: null });
     lines = await realLines(engine, PER_SET);
     greedy = await plainGreedy(engine.bundle, lines);
     rightReference = lines.map((l) => l.truth).join('\n');
-    otherReference = [...lines].reverse().map((l) => l.truth.split(' ').reverse().join(' ')).join('\n');
+    otherReference = [...lines]
+      .reverse()
+      .map((l) => l.truth.split(' ').reverse().join(' '))
+      .join('\n');
   });
   after(() => engine.close());
 
@@ -84,7 +88,10 @@ describe('lossless drafters match greedy AR on real lines', () => {
   ];
   for (const [name, decoding] of pairings) {
     it(`${name} gives greedy's text byte for byte`, async () => {
-      const r = await engine.readLines(lines.map((l) => l.crop), { decoding });
+      const r = await engine.readLines(
+        lines.map((l) => l.crop),
+        { decoding },
+      );
       const texts = r.lines.map((l) => l.text);
       assert.deepEqual(texts, greedy, firstDifference(texts, greedy));
       if (decoding.drafter === 'none') {
@@ -93,21 +100,31 @@ describe('lossless drafters match greedy AR on real lines', () => {
       } else {
         assert.ok(r.metrics.draftTokens > 0, 'the drafter proposed tokens: the pairing was really exercised');
       }
-      if (['ctc', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'].includes(decoding.drafter ?? '')) assert.ok(r.metrics.acceptedTokens > 0, 'some drafted tokens are accepted');
+      if (['ctc', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'].includes(decoding.drafter ?? ''))
+        assert.ok(r.metrics.acceptedTokens > 0, 'some drafted tokens are accepted');
     });
   }
 
-  it('reference + greedy and + tree, with the right reference, give greedy\'s text', async () => {
+  it("reference + greedy and + tree, with the right reference, give greedy's text", async () => {
     for (const verifier of ['greedy', 'tree']) {
-      const r = await engine.readLines(lines.map((l) => l.crop), { decoding: { drafter: 'reference', verifier, draftLength: 12, reference: rightReference } });
+      const r = await engine.readLines(
+        lines.map((l) => l.crop),
+        { decoding: { drafter: 'reference', verifier, draftLength: 12, reference: rightReference } },
+      );
       const texts = r.lines.map((l) => l.text);
       assert.deepEqual(texts, greedy, firstDifference(texts, greedy));
-      assert.ok(r.metrics.draftTokens > 0 && r.metrics.acceptedTokens > 0, 'the reference was drafted from and drafts were accepted');
+      assert.ok(
+        r.metrics.draftTokens > 0 && r.metrics.acceptedTokens > 0,
+        'the reference was drafted from and drafts were accepted',
+      );
     }
   });
 
   it('a reference from another document costs speed, never text', async () => {
-    const r = await engine.readLines(lines.map((l) => l.crop), { decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 12, reference: otherReference } });
+    const r = await engine.readLines(
+      lines.map((l) => l.crop),
+      { decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 12, reference: otherReference } },
+    );
     const texts = r.lines.map((l) => l.text);
     assert.deepEqual(texts, greedy, firstDifference(texts, greedy));
     assert.ok(r.metrics.draftTokens > 0, 'the wrong reference was drafted from');
@@ -125,9 +142,16 @@ describe('lossless drafters match greedy AR on real lines', () => {
       engine.readLines(some.slice(0, few), { decoding: { drafter: 'ctc', verifier: 'tree', draftLength: 6 } }),
     ]);
     const shared = engine.stats.forwards - before;
-    assert.deepEqual([...spec.lines, ...ar.lines].map((l) => l.text), greedy.slice(0, some.length));
+    assert.deepEqual(
+      [...spec.lines, ...ar.lines].map((l) => l.text),
+      greedy.slice(0, some.length),
+    );
     assert.ok(spec.metrics.draftTokens > 0, 'the speculative request drafted');
-    assert.ok(shared < spec.metrics.forwards + ar.metrics.forwards, `the two requests shared forwards (${shared} run, ${spec.metrics.forwards} + ${ar.metrics.forwards} taken part in)`);
+    assert.ok(
+      shared < spec.metrics.forwards + ar.metrics.forwards,
+      `the two requests shared forwards (${shared} run, ` +
+        `${spec.metrics.forwards} + ${ar.metrics.forwards} taken part in)`,
+    );
   });
 
   it('a request that arrives mid-decode joins the running batch and both keep their text', async () => {
@@ -136,7 +160,8 @@ describe('lossless drafters match greedy AR on real lines', () => {
     // request is many lines read by plain AR, one token a forward, and the newcomer one or two lines whose vision
     // pass is short, so it lands while the first is still decoding even on a loaded machine (with a quarter of the
     // lines, ten, it once landed after the first request's last forward).
-    const half = some.length - Math.min(2, Math.max(1, Math.floor(some.length / 4))); // fewer lines when ../shared/eval is absent
+    // fewer lines when ../shared/eval is absent
+    const half = some.length - Math.min(2, Math.max(1, Math.floor(some.length / 4)));
     // The newcomer's `auto` draft length needs the forward-cost table: measure it first, or the newcomer would
     // wait for it while the first request finishes.
     await engine.readLines(some.slice(0, 1), { decoding: { drafter: 'ngram', verifier: 'tree', draftLength: 'auto' } });
@@ -146,15 +171,23 @@ describe('lossless drafters match greedy AR on real lines', () => {
       decoding: { drafter: 'none', verifier: 'greedy' },
       onTokens: () => {
         // The first committed tokens: the batch is running; the second request joins it now.
-        joined ??= engine.readLines(some.slice(half), { decoding: { drafter: 'ngram', verifier: 'tree', draftLength: 'auto' } });
+        joined ??= engine.readLines(some.slice(half), {
+          decoding: { drafter: 'ngram', verifier: 'tree', draftLength: 'auto' },
+        });
       },
     });
     const a = await first;
     assert.ok(joined, 'the second request was sent while the first was decoding');
     const b = await (joined as Promise<Awaited<ReturnType<Engine['readLines']>>>);
     const ran = engine.stats.forwards - before;
-    assert.deepEqual([...a.lines, ...b.lines].map((l) => l.text), greedy.slice(0, some.length));
-    assert.ok(ran < a.metrics.forwards + b.metrics.forwards, `forwards were shared (${ran} run, ${a.metrics.forwards} + ${b.metrics.forwards} taken part in)`);
+    assert.deepEqual(
+      [...a.lines, ...b.lines].map((l) => l.text),
+      greedy.slice(0, some.length),
+    );
+    assert.ok(
+      ran < a.metrics.forwards + b.metrics.forwards,
+      `forwards were shared (${ran} run, ${a.metrics.forwards} + ${b.metrics.forwards} taken part in)`,
+    );
   });
 });
 
@@ -172,11 +205,17 @@ describe('adversarial drafts cost speed, never text', () => {
   });
   after(() => closeBundle(bundle));
 
-  async function decodeWith(drafter: Drafter, verifier: Verifier, draftLength: number): Promise<{ texts: string[]; metrics: SpecMetrics }> {
+  async function decodeWith(
+    drafter: Drafter,
+    verifier: Verifier,
+    draftLength: number,
+  ): Promise<{ texts: string[]; metrics: SpecMetrics }> {
     const scheduler = new Scheduler(bundle, { maxBatch: 32 });
     const context = new DraftingContext(bundle.tokenizer);
     const metrics = new SpecMetrics();
-    const outs = await Promise.all(lines.map((l) => scheduler.read({ crops: [l.crop], drafter, verifier, draftLength, context, metrics })));
+    const outs = await Promise.all(
+      lines.map((l) => scheduler.read({ crops: [l.crop], drafter, verifier, draftLength, context, metrics })),
+    );
     return { texts: outs.map((o) => bundle.tokenizer.decode(o.ids)), metrics };
   }
 
@@ -184,9 +223,19 @@ describe('adversarial drafts cost speed, never text', () => {
   const cases: [string, () => Drafter, () => Verifier, number][] = [
     ['random chains, greedy verifier', () => new RandomDrafter(vocab(), 1), () => new GreedyVerifier(), 8],
     ['random trees, tree verifier', () => new RandomDrafter(vocab(), 2, true), () => new TreeVerifier(), 6],
-    ['malformed trees (parents ahead of children, out of range), tree verifier', () => new MalformedTreeDrafter(vocab()), () => new TreeVerifier(), 6],
+    [
+      'malformed trees (parents ahead of children, out of range), tree verifier',
+      () => new MalformedTreeDrafter(vocab()),
+      () => new TreeVerifier(),
+      6,
+    ],
     ['empty drafts', () => new EmptyDrafter(), () => new GreedyVerifier(), 8],
-    ['drafts running far past the line end', () => new OverlongDrafter(vocab(), bundle.config.specialIds.eos), () => new GreedyVerifier(), 32],
+    [
+      'drafts running far past the line end',
+      () => new OverlongDrafter(vocab(), bundle.config.specialIds.eos),
+      () => new GreedyVerifier(),
+      32,
+    ],
   ];
   for (const [name, drafter, verifier, k] of cases) {
     it(name, async () => {

@@ -6,14 +6,21 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
 import { toString } from 'mdast-util-to-string';
 import { gfmTable } from 'micromark-extension-gfm-table';
-import { headingMarkdown, listItemMarkdown, PAGE_BREAK, paragraphMarkdown, tableMarkdown } from '../src/document/markdown.js';
+import {
+  headingMarkdown,
+  listItemMarkdown,
+  PAGE_BREAK,
+  paragraphMarkdown,
+  tableMarkdown,
+} from '../src/document/markdown.js';
 import { Engine } from '../src/engine/engine.js';
 import { readDocument } from '../src/worker/read-document.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 import { pdfOfImages } from './helpers/pdfs.js';
 
 /** What a CommonMark + GFM renderer makes of the markdown. */
-const parse = (md: string): Root => fromMarkdown(md, { extensions: [gfmTable()], mdastExtensions: [gfmTableFromMarkdown()] });
+const parse = (md: string): Root =>
+  fromMarkdown(md, { extensions: [gfmTable()], mdastExtensions: [gfmTableFromMarkdown()] });
 
 /** Every node type in the tree. */
 function types(node: Root | RootContent, out = new Set<string>()): Set<string> {
@@ -44,13 +51,20 @@ const HOSTILE = [
 ];
 
 describe('markdown output', () => {
-  it('the text read renders as itself: raw HTML, autolinks, emphasis, headings, lists, rules and code all escaped', () => {
-    for (const text of HOSTILE) {
-      const tree = parse(paragraphMarkdown(text));
-      assert.deepEqual([...types(tree)].sort(), ['paragraph', 'root', 'text'], `${JSON.stringify(text)} -> ${JSON.stringify(paragraphMarkdown(text))}`);
-      assert.equal(toString(tree), text, JSON.stringify(text));
-    }
-  });
+  it(
+    'the text read renders as itself: raw HTML, autolinks, emphasis, ' + 'headings, lists, rules and code all escaped',
+    () => {
+      for (const text of HOSTILE) {
+        const tree = parse(paragraphMarkdown(text));
+        assert.deepEqual(
+          [...types(tree)].sort(),
+          ['paragraph', 'root', 'text'],
+          `${JSON.stringify(text)} -> ${JSON.stringify(paragraphMarkdown(text))}`,
+        );
+        assert.equal(toString(tree), text, JSON.stringify(text));
+      }
+    },
+  );
 
   it('headings, list items and table cells keep their text exactly, and stay what they are', () => {
     const h = parse(headingMarkdown('Return *Self* <Flav>', 2));
@@ -59,10 +73,15 @@ describe('markdown output', () => {
     const li = parse(listItemMarkdown('Apples <b>and</b> pears', 3));
     assert.equal(li.children[0].type, 'list');
     assert.equal(toString(li), 'Apples <b>and</b> pears');
-    const cells = [['Item', 'a|b'], ['<x>', '*5*']];
+    const cells = [
+      ['Item', 'a|b'],
+      ['<x>', '*5*'],
+    ];
     const t = parse(tableMarkdown(cells));
     assert.equal(t.children[0].type, 'table');
-    const rows = (t.children[0] as { children: { children: unknown[] }[] }).children.map((r) => r.children.map((c) => toString(c as RootContent)));
+    const rows = (t.children[0] as { children: { children: unknown[] }[] }).children.map((r) =>
+      r.children.map((c) => toString(c as RootContent)),
+    );
     assert.deepEqual(rows, cells);
   });
 
@@ -73,21 +92,25 @@ describe('markdown output', () => {
     });
     after(() => engine.close());
 
-    it('the sample page\'s own <Flav>, <pp> and <8225@...> come out as text, every block as its lines read', async () => {
-      const doc = await readDocument(engine, readFileSync(SAMPLE_PAGE), SAMPLE_PAGE);
-      const tree = parse(doc.markdown);
-      const kinds = types(tree);
-      assert.ok(!kinds.has('html') && !kinds.has('link'), `no raw HTML or links: ${[...kinds].join(', ')}`);
-      const shown = toString(tree, { includeHtml: false });
-      for (const b of doc.pages[0].blocks) {
-        // A list item's own marker ("* ", "1.") becomes the list's; everything else is text.
-        const words = b.lines.flatMap((l) => l.text.split(/\s+/)).slice(b.type === 'list_item' ? 1 : 0);
-        for (const word of words.filter((w) => /[<>*_#|`[\]]/.test(w))) assert.ok(shown.includes(word.replace(/-$/, '')), `"${word}" shows as read`);
-      }
-      // The model reads these brackets on the sample page; where it does, they must render.
-      const read = doc.pages[0].blocks.flatMap((b) => b.lines.map((l) => l.text)).join(' ');
-      for (const s of ['<Flav>', '<pp>']) if (read.includes(s)) assert.ok(shown.includes(s), s);
-    });
+    it(
+      "the sample page's own <Flav>, <pp> and <8225@...> come out as text, " + 'every block as its lines read',
+      async () => {
+        const doc = await readDocument(engine, readFileSync(SAMPLE_PAGE), SAMPLE_PAGE);
+        const tree = parse(doc.markdown);
+        const kinds = types(tree);
+        assert.ok(!kinds.has('html') && !kinds.has('link'), `no raw HTML or links: ${[...kinds].join(', ')}`);
+        const shown = toString(tree, { includeHtml: false });
+        for (const b of doc.pages[0].blocks) {
+          // A list item's own marker ("* ", "1.") becomes the list's; everything else is text.
+          const words = b.lines.flatMap((l) => l.text.split(/\s+/)).slice(b.type === 'list_item' ? 1 : 0);
+          for (const word of words.filter((w) => /[<>*_#|`[\]]/.test(w)))
+            assert.ok(shown.includes(word.replace(/-$/, '')), `"${word}" shows as read`);
+        }
+        // The model reads these brackets on the sample page; where it does, they must render.
+        const read = doc.pages[0].blocks.flatMap((b) => b.lines.map((l) => l.text)).join(' ');
+        for (const s of ['<Flav>', '<pp>']) if (read.includes(s)) assert.ok(shown.includes(s), s);
+      },
+    );
 
     it('pages of a multi-page document are separated by a thematic break a renderer keeps', async () => {
       const png = readFileSync(SAMPLE_PAGE);

@@ -43,8 +43,18 @@ describe('a photographed page', () => {
   });
 
   it('a homography takes each of four points where it was asked to', () => {
-    const from = [{ x: 0, y: 0 }, { x: 100, y: 0 }, { x: 100, y: 50 }, { x: 0, y: 50 }];
-    const to = [{ x: 10, y: 5 }, { x: 120, y: 12 }, { x: 115, y: 70 }, { x: 3, y: 61 }];
+    const from = [
+      { x: 0, y: 0 },
+      { x: 100, y: 0 },
+      { x: 100, y: 50 },
+      { x: 0, y: 50 },
+    ];
+    const to = [
+      { x: 10, y: 5 },
+      { x: 120, y: 12 },
+      { x: 115, y: 70 },
+      { x: 3, y: 61 },
+    ];
     const h = homography(from, to);
     assert.ok(h);
     from.forEach((p, i) => {
@@ -71,7 +81,10 @@ describe('a photographed page', () => {
     const tl = captured.sheet[0];
     const tr = captured.sheet[1];
     const turned = (Math.atan2(tr.y - tl.y, tr.x - tl.x) * 180) / Math.PI;
-    assert.ok(Math.abs(turned - p.degrees) < 3, `the sheet's top edge runs at ${turned.toFixed(1)} degrees; the photograph turned it ${p.degrees.toFixed(1)}`);
+    assert.ok(
+      Math.abs(turned - p.degrees) < 3,
+      `the sheet's top edge runs at ${turned.toFixed(1)} degrees; the photograph turned it ${p.degrees.toFixed(1)}`,
+    );
   });
 
   it('reads the photograph as it reads the scan, every box within the photograph, the sheet reported', async () => {
@@ -82,23 +95,45 @@ describe('a photographed page', () => {
     const d = ned(shot.markdown, scan.markdown);
     assert.ok(d < 0.05, `photograph read ${d.toFixed(3)} NED from the scan's reading:\n${shot.markdown}`);
     for (const b of page.blocks) {
-      for (const l of b.lines) assert.ok(l.box.x >= 0 && l.box.y >= 0 && l.box.x + l.box.width <= page.width && l.box.y + l.box.height <= page.height, JSON.stringify(l.box));
+      for (const l of b.lines)
+        assert.ok(
+          l.box.x >= 0 && l.box.y >= 0 && l.box.x + l.box.width <= page.width && l.box.y + l.box.height <= page.height,
+          JSON.stringify(l.box),
+        );
     }
     assert.deepEqual(page.warnings ?? [], []);
   });
 
-  it('the CLI and the API hand back the sheet and the page\'s warnings', async () => {
-    const json = JSON.parse((await run('node', [cli, 'parse', join(work, 'photo.jpg'), '--format', 'json'], { maxBuffer: 16 << 20 })).stdout) as { unreadableLines: number; pages: { sheet: unknown[] }[] };
+  it("the CLI and the API hand back the sheet and the page's warnings", async () => {
+    const json = JSON.parse(
+      (await run('node', [cli, 'parse', join(work, 'photo.jpg'), '--format', 'json'], { maxBuffer: 16 << 20 })).stdout,
+    ) as { unreadableLines: number; pages: { sheet: unknown[] }[] };
     assert.equal(json.pages[0].sheet.length, 4);
     assert.equal(typeof json.unreadableLines, 'number');
-    server = await startServer(configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'acme:key-acme-1', LOG_LEVEL: 'silent' }));
+    server = await startServer(
+      configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'acme:key-acme-1', LOG_LEVEL: 'silent' }),
+    );
     const api = new ApiClient(`http://127.0.0.1:${server.port}`, 'key-acme-1');
-    const created = await api.upload<{ createParseJob: { id: string } }>(`mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }`, { input: { file: null } }, ['input', 'file'], photo, 'photo.jpg');
+    const created = await api.upload<{ createParseJob: { id: string } }>(
+      `mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }`,
+      { input: { file: null } },
+      ['input', 'file'],
+      photo,
+      'photo.jpg',
+    );
     assert.equal(created.errors, undefined, JSON.stringify(created.errors));
     const id = (created.data as { createParseJob: { id: string } }).createParseJob.id;
     await api.sse(`subscription($id: ID!) { parseJobEvents(id: $id) { __typename } }`, { id });
-    type Job = { status: string; unreadableLines: number; pages: { sheet: { x: number; y: number }[]; unreadableLines: number; warnings: { kind: string }[] }[] };
-    const q = await api.query<{ parseJob: Job }>(`query($id: ID!) { parseJob(id: $id) { status unreadableLines pages { sheet { x y } unreadableLines warnings { kind message } } } }`, { id });
+    type Job = {
+      status: string;
+      unreadableLines: number;
+      pages: { sheet: { x: number; y: number }[]; unreadableLines: number; warnings: { kind: string }[] }[];
+    };
+    const q = await api.query<{ parseJob: Job }>(
+      `query($id: ID!) { parseJob(id: $id) { status unreadableLines pages { ` +
+        `sheet { x y } unreadableLines warnings { kind message } } } }`,
+      { id },
+    );
     assert.equal(q.errors, undefined, JSON.stringify(q.errors));
     const job = (q.data as { parseJob: Job }).parseJob;
     assert.equal(job.status, 'SUCCEEDED');

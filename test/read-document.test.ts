@@ -28,14 +28,22 @@ describe('a born-digital PDF', () => {
     assert.equal(src.textLayer(0), LINES.join('\n'));
   });
 
-  it('offers its text layer to the reference drafter, which then drafts from it; with the layer as evidence off, the answer is read from pixels', async () => {
-    const pdf = pdfWithText(LINES);
-    const plain = await readDocument(engine, pdf, 'digital.pdf', { textLayer: false });
-    const ref = await readDocument(engine, pdf, 'digital.pdf', { textLayer: false, decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 16 } });
-    assert.equal(ref.text, plain.text, 'lossless: the same text as plain decoding');
-    assert.ok(ref.metrics.draftTokens > 0, 'the text layer was drafted from');
-    assert.equal(plain.pages[0].blocks.flatMap((b) => b.lines).length, LINES.length);
-  });
+  it(
+    'offers its text layer to the reference drafter, which then drafts ' +
+      'from it; with the layer as evidence off, the answer is read from ' +
+      'pixels',
+    async () => {
+      const pdf = pdfWithText(LINES);
+      const plain = await readDocument(engine, pdf, 'digital.pdf', { textLayer: false });
+      const ref = await readDocument(engine, pdf, 'digital.pdf', {
+        textLayer: false,
+        decoding: { drafter: 'reference', verifier: 'greedy', draftLength: 16 },
+      });
+      assert.equal(ref.text, plain.text, 'lossless: the same text as plain decoding');
+      assert.ok(ref.metrics.draftTokens > 0, 'the text layer was drafted from');
+      assert.equal(plain.pages[0].blocks.flatMap((b) => b.lines).length, LINES.length);
+    },
+  );
 });
 
 describe('a long document', () => {
@@ -46,7 +54,10 @@ describe('a long document', () => {
       const sample = readFileSync(SAMPLE_PAGE);
       const meta = await sharp(sample).metadata();
       const h = Math.round((meta.height as number) / 3);
-      const strip = await sharp(sample).extract({ left: 0, top: 0, width: meta.width as number, height: h }).png().toBuffer();
+      const strip = await sharp(sample)
+        .extract({ left: 0, top: 0, width: meta.width as number, height: h })
+        .png()
+        .toBuffer();
       const pages = PAGES_AHEAD + 3;
       // Count the pages whose lines the engine holds at once: each is one readBlocks call until it settles.
       const readBlocks = engine.readBlocks.bind(engine);
@@ -62,7 +73,10 @@ describe('a long document', () => {
       };
       const doc = await readDocument(engine, pdfOfImages(Array.from({ length: pages }, () => strip)), 'strips.pdf');
       assert.equal(doc.pages.length, pages);
-      assert.ok(doc.pages.every((p) => p.markdown.length > 10), 'every page read');
+      assert.ok(
+        doc.pages.every((p) => p.markdown.length > 10),
+        'every page read',
+      );
       assert.equal(new Set(doc.pages.map((p) => p.markdown)).size, 1, 'the same strip reads the same on every page');
       assert.ok(most <= PAGES_AHEAD, `${most} pages were with the engine at once`);
     } finally {
@@ -103,7 +117,10 @@ describe('pages that are not black on white', () => {
   after(() => engine.close());
 
   it('text on a grey gradient and white text on a dark panel read as the same text on white paper', async () => {
-    const { data, info } = await sharp(readFileSync(SAMPLE_PAGE)).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(readFileSync(SAMPLE_PAGE))
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const { width, height } = info;
     const out = Buffer.from(data);
     // The panel starts between two printed lines: the first blank row past the middle.
@@ -112,15 +129,26 @@ describe('pages that are not black on white', () => {
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
         const p = data[y * width + x];
-        // Upper half: paper shading from white to grey 200 across the page. Lower half: a grey-130 panel, text in white.
-        out[y * width + x] = y < half ? Math.round((p * (255 - (55 * x) / width)) / 255) : 130 + Math.round(((255 - p) * 125) / 255);
+        // Upper half: paper shading from white to grey 200 across the page. Lower half: a grey-130 panel, text in
+        // white.
+        out[y * width + x] =
+          y < half ? Math.round((p * (255 - (55 * x) / width)) / 255) : 130 + Math.round(((255 - p) * 125) / 255);
       }
     }
-    const shaded = await sharp(out, { raw: { width, height, channels: 1 } }).png().toBuffer();
+    const shaded = await sharp(out, { raw: { width, height, channels: 1 } })
+      .png()
+      .toBuffer();
     const plain = await readDocument(engine, readFileSync(SAMPLE_PAGE), 'sample-page.png');
     const read = await readDocument(engine, shaded, 'shaded.png');
     // The lines as read, the unreadable one among them (the markdown and text show it as a gap; reading-trust.ts).
-    const asRead = read.pages.map((p) => p.blocks.filter((b) => b.lines.length).map((b) => b.lines.map((l) => l.text).join('\n')).join('\n\n')).join('\n\n');
+    const asRead = read.pages
+      .map((p) =>
+        p.blocks
+          .filter((b) => b.lines.length)
+          .map((b) => b.lines.map((l) => l.text).join('\n'))
+          .join('\n\n'),
+      )
+      .join('\n\n');
     const cer = corpusCer([tally(asRead, plain.text)]);
     assert.ok(read.unreadableLines <= 1, `${read.unreadableLines} lines unreadable`);
     assert.ok(plain.text.length > 500);

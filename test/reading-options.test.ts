@@ -34,9 +34,15 @@ describe('reading options, declared once', () => {
   });
 
   it('refuses a value of the wrong kind with an error naming the option', () => {
-    assert.throws(() => resolveReading({ pages: 'x'.repeat(1001) }), (e: unknown) => e instanceof ReadingOptionsError && e.option === 'pages');
+    assert.throws(
+      () => resolveReading({ pages: 'x'.repeat(1001) }),
+      (e: unknown) => e instanceof ReadingOptionsError && e.option === 'pages',
+    );
     const wrong = { textLayer: 'no' } as unknown as Parameters<typeof resolveReading>[0];
-    assert.throws(() => resolveReading(wrong), (e: unknown) => e instanceof ReadingOptionsError && e.option === 'textLayer');
+    assert.throws(
+      () => resolveReading(wrong),
+      (e: unknown) => e instanceof ReadingOptionsError && e.option === 'textLayer',
+    );
   });
 
   it('gives the API an input field for every option, under its API name', () => {
@@ -52,8 +58,20 @@ describe('reading options, declared once', () => {
 
   it('gives the CLI a flag for every option but the job-only formats, --no-x for those on by default', () => {
     const flags = Object.keys(readingFlags()).sort();
-    assert.deepEqual(flags, ['chars', 'drop-headers', 'no-formulas', 'no-script-gate', 'no-text-layer', 'pages', 'words']);
+    assert.deepEqual(flags, [
+      'chars',
+      'drop-headers',
+      'no-formulas',
+      'no-script-gate',
+      'no-text-layer',
+      'pages',
+      'words',
+    ]);
     for (const flag of flags) assert.match(readingHelp(), new RegExp(`--${flag}\\b`));
-    assert.deepEqual(readingFromFlags({ 'no-text-layer': true, chars: true, pages: '0-2' }), { textLayer: false, chars: true, pages: '0-2' });
+    assert.deepEqual(readingFromFlags({ 'no-text-layer': true, chars: true, pages: '0-2' }), {
+      textLayer: false,
+      chars: true,
+      pages: '0-2',
+    });
   });
 });

@@ -38,32 +38,59 @@ describe('a read table, written out', () => {
     assert.deepEqual(t.spans, [{ row: 0, col: 1, rowSpan: 1, colSpan: 3 }], 'the dates now head one column each');
   });
 
-  it('is HTML where cells span or header rows stack (escaped, spans as colspan, header rows in thead), GFM otherwise', () => {
-    const html = tableToMarkdown(foldCurrencyColumns(statement));
-    assert.equal(html.split('\n')[0], '<table>');
-    assert.match(html, /<thead>\n<tr><th><\/th><th colspan="3">Year Ended<\/th><\/tr>\n<tr><th><\/th><th>Jan 26, 2025<\/th>/);
-    assert.match(html, /<td>Research &amp; development<\/td>/);
-    assert.equal(html.split('\n').filter((l) => l.startsWith('<tr>')).length, 4, 'a spanned position gets no cell of its own');
-    const plain = tableToMarkdown({ cells: [['Item', 'Price'], ['Tea', '$3']], spans: [], headerRows: 1 });
-    assert.match(plain, /^\| Item \| Price \|\n\| -+ \| -+ \|\n\| Tea +\| \$3 +\|$/);
-  });
+  it(
+    'is HTML where cells span or header rows stack (escaped, spans as ' +
+      'colspan, header rows in thead), GFM otherwise',
+    () => {
+      const html = tableToMarkdown(foldCurrencyColumns(statement));
+      assert.equal(html.split('\n')[0], '<table>');
+      assert.match(
+        html,
+        /<thead>\n<tr><th><\/th><th colspan="3">Year Ended<\/th><\/tr>\n<tr><th><\/th><th>Jan 26, 2025<\/th>/,
+      );
+      assert.match(html, /<td>Research &amp; development<\/td>/);
+      assert.equal(
+        html.split('\n').filter((l) => l.startsWith('<tr>')).length,
+        4,
+        'a spanned position gets no cell of its own',
+      );
+      const plain = tableToMarkdown({
+        cells: [
+          ['Item', 'Price'],
+          ['Tea', '$3'],
+        ],
+        spans: [],
+        headerRows: 1,
+      });
+      assert.match(plain, /^\| Item \| Price \|\n\| -+ \| -+ \|\n\| Tea +\| \$3 +\|$/);
+    },
+  );
 });
 
 describe('tables as olmOCR-Bench reads them', () => {
   const html = tableToMarkdown(foldCurrencyColumns(statement));
 
-  it('an HTML table: neighbours across the grid, headings from th and thead, a span heading every column under it', () => {
-    const [t] = htmlTables(`Some text\n\n${html}\n\nMore text`);
-    assert.equal(t.text.get('2,1'), '$178');
-    assert.deepEqual([...(t.up.get('3,2') ?? [])].map((c) => t.text.get(c)), ['$141']);
-    assert.deepEqual([...(t.left.get('3,1') ?? [])].map((c) => t.text.get(c)), ['Research & development']);
-    const heads = [...headingsFrom(t, '3,3', t.up)].map((c) => t.text.get(c)).sort();
-    assert.deepEqual(heads, ['Jan 29, 2023', 'Year Ended']);
-    assert.ok(checkFact(fact({ cell: '1,892', top_heading: 'Year Ended' }), html));
-    assert.ok(checkFact(fact({ cell: '2,532', left_heading: 'Research & development' }), html));
-    assert.ok(checkFact(fact({ cell: '$141', up: 'Jan 28, 2024', right: '$138' }), html));
-    assert.ok(!checkFact(fact({ cell: '$141', right: '$178' }), html));
-  });
+  it(
+    'an HTML table: neighbours across the grid, headings from th and ' + 'thead, a span heading every column under it',
+    () => {
+      const [t] = htmlTables(`Some text\n\n${html}\n\nMore text`);
+      assert.equal(t.text.get('2,1'), '$178');
+      assert.deepEqual(
+        [...(t.up.get('3,2') ?? [])].map((c) => t.text.get(c)),
+        ['$141'],
+      );
+      assert.deepEqual(
+        [...(t.left.get('3,1') ?? [])].map((c) => t.text.get(c)),
+        ['Research & development'],
+      );
+      const heads = [...headingsFrom(t, '3,3', t.up)].map((c) => t.text.get(c)).sort();
+      assert.deepEqual(heads, ['Jan 29, 2023', 'Year Ended']);
+      assert.ok(checkFact(fact({ cell: '1,892', top_heading: 'Year Ended' }), html));
+      assert.ok(checkFact(fact({ cell: '2,532', left_heading: 'Research & development' }), html));
+      assert.ok(checkFact(fact({ cell: '$141', up: 'Jan 28, 2024', right: '$138' }), html));
+      assert.ok(!checkFact(fact({ cell: '$141', right: '$178' }), html));
+    },
+  );
 
   it('a GFM table: the first row and the first column are its headings', () => {
     const md = '| Source | Tokens |\n| --- | --- |\n| arXiv | 20.8B |\n| Wiki | 3.7B |';

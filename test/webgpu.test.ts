@@ -30,7 +30,10 @@ process.env.XDG_RUNTIME_DIR ??= '/tmp';
 /** Whether a WebGPU adapter answers here: a session of the smallest graph the bundle ships opens on it. */
 async function adapterAnswers(): Promise<string | null> {
   try {
-    const s = await ort.InferenceSession.create(join(DEFAULT_BUNDLE, 'mtp.onnx'), { executionProviders: ['webgpu'], logSeverityLevel: 3 });
+    const s = await ort.InferenceSession.create(join(DEFAULT_BUNDLE, 'mtp.onnx'), {
+      executionProviders: ['webgpu'],
+      logSeverityLevel: 3,
+    });
     await s.release();
     return null;
   } catch (e) {
@@ -38,9 +41,15 @@ async function adapterAnswers(): Promise<string | null> {
   }
 }
 
-async function specula(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function specula(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, maxBuffer: 64 << 20 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env },
+      maxBuffer: 64 << 20,
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -49,7 +58,10 @@ async function specula(env: Record<string, string>, ...args: string[]): Promise<
 }
 
 const absent = await adapterAnswers();
-const skip = absent && !process.env.CI ? `no WebGPU adapter here (${absent.split('\n')[0]}); .ci/run installs Mesa's lavapipe` : false;
+const skip =
+  absent && !process.env.CI
+    ? `no WebGPU adapter here (${absent.split('\n')[0]}); .ci/run installs Mesa's lavapipe`
+    : false;
 
 describe('the engine on WebGPU', { skip }, () => {
   let gpu: Engine;
@@ -64,7 +76,9 @@ describe('the engine on WebGPU', { skip }, () => {
     if (existsSync(EVAL_DIR)) {
       const all = loadLineSet(EVAL_DIR, 'docbank_lines');
       const picked = Array.from({ length: 20 }, (_, i) => all[Math.floor((i * all.length) / 20)]);
-      lines = await Promise.all(picked.map(async (l) => cropLineImage(await decodeImage(readFileSync(l.image), l.image), modelSpec(cpu))));
+      lines = await Promise.all(
+        picked.map(async (l) => cropLineImage(await decodeImage(readFileSync(l.image), l.image), modelSpec(cpu))),
+      );
     } else {
       const { goldenCrops } = await import('../src/engine/bundle/warm-up.js');
       lines = goldenCrops(cpu.bundle);
@@ -92,30 +106,45 @@ describe('the engine on WebGPU', { skip }, () => {
     }
   });
 
-  it('gives each lossless drafter and verifier pairing the verifier\'s text (plain greedy AR\'s), on the GPU', async () => {
-    const few = lines.slice(0, 3);
-    const greedy = (await gpu.readLines(few, { decoding: { drafter: 'none', verifier: 'greedy' } })).lines.map((l) => l.text);
-    const pairings: DecodingOptionsInput[] = [];
-    for (const drafter of ['ctc', 'ngram', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'] as const) {
-      for (const verifier of ['greedy', 'tree'] as const) pairings.push({ drafter, verifier, draftLength: 8 });
-    }
-    pairings.push({ drafter: 'reference', verifier: 'greedy', reference: greedy.join('\n') }, { drafter: 'none', verifier: 'tree' });
-    for (const decoding of pairings) {
-      const r = await gpu.readLines(few, { decoding });
-      assert.deepEqual(r.lines.map((l) => l.text), greedy, `${decoding.drafter} + ${decoding.verifier}`);
-      if (decoding.drafter !== 'none') assert.ok(r.metrics.draftTokens > 0, `${decoding.drafter} drafted`);
-    }
-  });
+  it(
+    "gives each lossless drafter and verifier pairing the verifier's text " + "(plain greedy AR's), on the GPU",
+    async () => {
+      const few = lines.slice(0, 3);
+      const greedy = (await gpu.readLines(few, { decoding: { drafter: 'none', verifier: 'greedy' } })).lines.map(
+        (l) => l.text,
+      );
+      const pairings: DecodingOptionsInput[] = [];
+      for (const drafter of ['ctc', 'ngram', 'mtp', 'pmtp', 'diffusion', 'dual-diffusion'] as const) {
+        for (const verifier of ['greedy', 'tree'] as const) pairings.push({ drafter, verifier, draftLength: 8 });
+      }
+      pairings.push(
+        { drafter: 'reference', verifier: 'greedy', reference: greedy.join('\n') },
+        { drafter: 'none', verifier: 'tree' },
+      );
+      for (const decoding of pairings) {
+        const r = await gpu.readLines(few, { decoding });
+        assert.deepEqual(
+          r.lines.map((l) => l.text),
+          greedy,
+          `${decoding.drafter} + ${decoding.verifier}`,
+        );
+        if (decoding.drafter !== 'none') assert.ok(r.metrics.draftTokens > 0, `${decoding.drafter} drafted`);
+      }
+    },
+  );
 
   it('holds the bundle to its golden outputs on webgpu (specula check-bundle --device webgpu)', async () => {
     const r = await specula({}, 'check-bundle', '--device', 'webgpu');
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /ok {2}webgpu fp32 greedy texts/);
-    assert.doesNotMatch(r.stdout, /int8/, 'the int8 graph is the CPU\'s');
+    assert.doesNotMatch(r.stdout, /int8/, "the int8 graph is the CPU's");
   });
 
-  it('`specula parse --device webgpu` prints the sample page\'s markdown as `--device cpu` does', async () => {
-    const [g, c] = [await specula({}, 'parse', '--device', 'webgpu', SAMPLE_PAGE), await specula({}, 'parse', '--device', 'cpu', SAMPLE_PAGE)];
+  it("`specula parse --device webgpu` prints the sample page's markdown as `--device cpu` does", async () => {
+    const [g, c] = [
+      await specula({}, 'parse', '--device', 'webgpu', SAMPLE_PAGE),
+      await specula({}, 'parse', '--device', 'cpu', SAMPLE_PAGE),
+    ];
     assert.equal(g.code, 0, g.stderr);
     assert.equal(c.code, 0, c.stderr);
     assert.ok(c.stdout.length > 200);
@@ -123,19 +152,32 @@ describe('the engine on WebGPU', { skip }, () => {
   });
 
   it('refuses the int8 vision graph on a GPU by its typed error', async () => {
-    await assert.rejects(loadBundle(DEFAULT_BUNDLE, { device: 'webgpu', precision: 'int8' }), (e) => e instanceof EngineError && e.code === 'INVALID_PRECISION' && /webgpu/.test(e.message));
+    await assert.rejects(
+      loadBundle(DEFAULT_BUNDLE, { device: 'webgpu', precision: 'int8' }),
+      (e) => e instanceof EngineError && e.code === 'INVALID_PRECISION' && /webgpu/.test(e.message),
+    );
   });
 });
 
 describe('a device asked for and absent', () => {
   it('webgpu with no Vulkan driver fails with DEVICE_UNAVAILABLE, from the engine and from the CLI', async () => {
-    const r = await specula({ VK_DRIVER_FILES: '/nonexistent/icd.json', VK_ICD_FILENAMES: '' }, 'parse', '--device', 'webgpu', SAMPLE_PAGE);
+    const r = await specula(
+      { VK_DRIVER_FILES: '/nonexistent/icd.json', VK_ICD_FILENAMES: '' },
+      'parse',
+      '--device',
+      'webgpu',
+      SAMPLE_PAGE,
+    );
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
     assert.match(r.stderr, /webgpu was requested but is not available: .*adapter/);
-    const code = `import { loadBundle } from ${JSON.stringify(join(ROOT, 'dist', 'src', 'engine', 'bundle', 'bundle.js'))};
-      try { await loadBundle(undefined, { device: 'webgpu' }); console.log('opened'); } catch (e) { console.log(e.code); }`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, VK_DRIVER_FILES: '/nonexistent/icd.json' } });
+    const bundleModule = JSON.stringify(join(ROOT, 'dist', 'src', 'engine', 'bundle', 'bundle.js'));
+    const code = `import { loadBundle } from ${bundleModule};
+      try { await loadBundle(undefined, { device: 'webgpu' }); console.log('opened'); }
+      catch (e) { console.log(e.code); }`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], {
+      env: { ...process.env, VK_DRIVER_FILES: '/nonexistent/icd.json' },
+    });
     assert.equal(stdout.trim().split('\n').at(-1), 'DEVICE_UNAVAILABLE');
   });
 
@@ -144,7 +186,10 @@ describe('a device asked for and absent', () => {
     const choices = autoCandidates();
     assert.equal(choices.at(-1)?.device, 'cpu');
     if (!existsSync('/dev/dri') && !readdirOrEmpty('/dev').some((f) => /^nvidia\d+$/.test(f))) {
-      assert.deepEqual(choices.map((c) => c.device), ['cpu']);
+      assert.deepEqual(
+        choices.map((c) => c.device),
+        ['cpu'],
+      );
       assert.match(choices[0].reason, /no GPU device node/);
     }
     if (software.length) {

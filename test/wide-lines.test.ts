@@ -11,8 +11,10 @@ import { ROOT } from './helpers/fixtures.js';
 
 const FIXTURES = join(ROOT, 'test', 'fixtures');
 
-/** Column extents of a line of type: letters 7 columns wide and 20 rows tall, 2 blank columns apart; word spaces and
- * runs of leader dots (3 rows tall, 3 columns wide, 3 apart) where told. */
+/**
+ * Column extents of a line of type: letters 7 columns wide and 20 rows tall, 2 blank columns apart; word spaces and
+ * runs of leader dots (3 rows tall, 3 columns wide, 3 apart) where told.
+ */
 function typeLine(width: number, spaces: [number, number][], dots: [number, number][] = []): Uint16Array {
   const e = new Uint16Array(width);
   for (let x = 0; x < width; x++) e[x] = x % 9 < 7 ? 20 : 0;
@@ -22,8 +24,13 @@ function typeLine(width: number, spaces: [number, number][], dots: [number, numb
 }
 
 describe('cutting a line too wide to read whole', () => {
-  it('cuts in the widest word space of each piece\'s reach, so no piece is wider than the decoder reads', () => {
-    const extent = typeLine(1600, [[300, 308], [600, 612], [1000, 1008], [1300, 1308]]);
+  it("cuts in the widest word space of each piece's reach, so no piece is wider than the decoder reads", () => {
+    const extent = typeLine(1600, [
+      [300, 308],
+      [600, 612],
+      [1000, 1008],
+      [1300, 1308],
+    ]);
     const cuts = cutColumns(extent, 800);
     assert.deepEqual(cuts, [606, 1304], 'the widest space in 400-800, then the one space in 1006-1406');
     const edges = [0, ...cuts, 1600];
@@ -40,7 +47,11 @@ describe('cutting a line too wide to read whole', () => {
     // "Notices ........ vii": a word to 300, dots to 1400, a page number after a space.
     const toc = typeLine(1450, [[1400, 1410]], [[300, 1400]]);
     assert.deepEqual(cutColumns(toc, 800, 1600), [], 'one piece: narrower than a vision pass takes');
-    assert.deepEqual(cutColumns(toc, 800, 800), [], 'no word space at all (the dots hold none): whole, squeezed to fit');
+    assert.deepEqual(
+      cutColumns(toc, 800, 800),
+      [],
+      'no word space at all (the dots hold none): whole, squeezed to fit',
+    );
   });
 
   it('reads a line with no word space (a rule) whole, squeezed to one vision pass as before', () => {
@@ -53,29 +64,57 @@ describe('cutting a line too wide to read whole', () => {
     assert.equal(pieces[0].crop.data[16 * 1600 + 800], 0, 'the rule is still there');
   });
 
-  it('cuts at the reach\'s end where no column is blank in a line that has word spaces, and leaves a narrow crop whole', () => {
-    const solid = typeLine(2000, [[100, 110]]);
-    solid.fill(20, 400, 2000);
-    assert.deepEqual(cutColumns(solid, 800, 1600), [799], 'then the rest, 1,201 columns, fits one vision pass');
-    const crop = { width: 700, height: 32, data: new Uint8Array(700 * 32).fill(255) };
-    const pieces = cutWideCrop(crop, 800);
-    assert.equal(pieces.length, 1);
-    assert.equal(pieces[0].crop, crop);
-  });
+  it(
+    "cuts at the reach's end where no column is blank in a line that has " +
+      'word spaces, and leaves a narrow crop whole',
+    () => {
+      const solid = typeLine(2000, [[100, 110]]);
+      solid.fill(20, 400, 2000);
+      assert.deepEqual(cutColumns(solid, 800, 1600), [799], 'then the rest, 1,201 columns, fits one vision pass');
+      const crop = { width: 700, height: 32, data: new Uint8Array(700 * 32).fill(255) };
+      const pieces = cutWideCrop(crop, 800);
+      assert.equal(pieces.length, 1);
+      assert.equal(pieces[0].crop, crop);
+    },
+  );
 
-  it('joins the pieces\' readings with a space, their glyphs moved to the whole crop\'s columns', () => {
+  it("joins the pieces' readings with a space, their glyphs moved to the whole crop's columns", () => {
     const pieces = [0, 500].map((x) => ({ crop: { width: 500, height: 32, data: new Uint8Array(0) }, x, scale: 1 }));
     const joined = joinPieces(pieces, [
-      { text: 'ab', confidence: 0.5, ctcText: 'ab', glyphs: [{ char: 'a', x0: 0, x1: 8, prob: 0.5 }, { char: 'b', x0: 8, x1: 16, prob: 0.5 }] },
-      { text: ' c', confidence: 1, ctcText: 'c', glyphs: [{ char: ' ', x0: 0, x1: 4, prob: 1 }, { char: 'c', x0: 4, x1: 12, prob: 1 }] },
+      {
+        text: 'ab',
+        confidence: 0.5,
+        ctcText: 'ab',
+        glyphs: [
+          { char: 'a', x0: 0, x1: 8, prob: 0.5 },
+          { char: 'b', x0: 8, x1: 16, prob: 0.5 },
+        ],
+      },
+      {
+        text: ' c',
+        confidence: 1,
+        ctcText: 'c',
+        glyphs: [
+          { char: ' ', x0: 0, x1: 4, prob: 1 },
+          { char: 'c', x0: 4, x1: 12, prob: 1 },
+        ],
+      },
     ]);
     assert.equal(joined.text, 'ab c');
     assert.equal(joined.ctcText, 'ab c');
     assert.ok(Math.abs(joined.confidence - 2 / 3) < 1e-9, 'weighted by characters');
-    assert.deepEqual(joined.glyphs?.map((g) => [g.char, g.x0, g.x1]), [['a', 0, 8], ['b', 8, 16], [' ', 16, 504], ['c', 504, 512]]);
+    assert.deepEqual(
+      joined.glyphs?.map((g) => [g.char, g.x0, g.x1]),
+      [
+        ['a', 0, 8],
+        ['b', 8, 16],
+        [' ', 16, 504],
+        ['c', 504, 512],
+      ],
+    );
   });
 
-  it('streams a later piece\'s tokens only after the pieces before it, with a space between', () => {
+  it("streams a later piece's tokens only after the pieces before it, with a space between", () => {
     const got: string[] = [];
     const s = new PieceStream(3, (text) => got.push(text));
     s.tokens(2, 'z', [false], 0);
@@ -114,12 +153,18 @@ describe('lines longer than the model learnt to read', () => {
     assert.ok(cer < 0.03, `CER ${(100 * cer).toFixed(2)}% on the long lines`);
   });
 
-  it('read in pieces, still give their verifier\'s text with any lossless drafter', async () => {
+  it("read in pieces, still give their verifier's text with any lossless drafter", async () => {
     const bytes = readFileSync(join(FIXTURES, 'wide-lines.png'));
-    const text = async (decoding: DecodingOptionsInput): Promise<string> => (await readDocument(engine, bytes, 'wide-lines.png', { decoding })).text;
+    const text = async (decoding: DecodingOptionsInput): Promise<string> =>
+      (await readDocument(engine, bytes, 'wide-lines.png', { decoding })).text;
     const greedy = await text({ drafter: 'none', verifier: 'greedy' });
-    for (const drafter of ['ctc', 'ngram', 'mtp'] as const) assert.equal(await text({ drafter, verifier: 'greedy' }), greedy, drafter);
-    assert.equal(await text({ drafter: 'ctc', verifier: 'tree' }), await text({ drafter: 'none', verifier: 'tree' }), 'ctc + tree');
+    for (const drafter of ['ctc', 'ngram', 'mtp'] as const)
+      assert.equal(await text({ drafter, verifier: 'greedy' }), greedy, drafter);
+    assert.equal(
+      await text({ drafter: 'ctc', verifier: 'tree' }),
+      await text({ drafter: 'none', verifier: 'tree' }),
+      'ctc + tree',
+    );
   });
 
   it('are read with the same words whether they arrive streamed or whole', async () => {
@@ -128,15 +173,19 @@ describe('lines longer than the model learnt to read', () => {
       onTokens: (_page, line, text) => streamed.set(line, (streamed.get(line) ?? '') + text),
     });
     const lines = doc.pages[0].blocks.flatMap((b) => b.lines.map((l) => l.text));
-    lines.forEach((text, i) => assert.equal((streamed.get(i) ?? '').replace(/\s+/g, ' ').trim(), text.replace(/\s+/g, ' ').trim(), `line ${i}`));
+    lines.forEach((text, i) =>
+      assert.equal((streamed.get(i) ?? '').replace(/\s+/g, ' ').trim(), text.replace(/\s+/g, ' ').trim(), `line ${i}`),
+    );
   });
 
   it('carry word boxes across their pieces, each word inside the page', async () => {
-    const doc = await readDocument(engine, readFileSync(join(FIXTURES, 'wide-lines.png')), 'wide-lines.png', { words: true });
+    const doc = await readDocument(engine, readFileSync(join(FIXTURES, 'wide-lines.png')), 'wide-lines.png', {
+      words: true,
+    });
     const line = doc.pages[0].blocks.flatMap((b) => b.lines).sort((a, b) => b.text.length - a.text.length)[0];
     const words = line.words ?? [];
     assert.equal(words.map((w) => w.text).join(' '), line.text.split(/\s+/).filter(Boolean).join(' '));
     for (let i = 1; i < words.length; i++) assert.ok(words[i].box.x >= words[i - 1].box.x, 'left to right');
-    assert.ok(words[words.length - 1].box.x > line.box.x + 0.8 * line.box.width, 'the last word at the line\'s end');
+    assert.ok(words[words.length - 1].box.x > line.box.x + 0.8 * line.box.width, "the last word at the line's end");
   });
 });

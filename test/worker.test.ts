@@ -17,7 +17,13 @@ describe('a worker runs parse jobs', () => {
   let queue: MemoryJobQueue;
   const reported: unknown[] = [];
   before(async () => {
-    deps = { engine: await Engine.open(), store: new MemoryJobStore(), blobs: new MemoryBlobStore(), events: new MemoryEventLog(), report: (e) => reported.push(e) };
+    deps = {
+      engine: await Engine.open(),
+      store: new MemoryJobStore(),
+      blobs: new MemoryBlobStore(),
+      events: new MemoryEventLog(),
+      report: (e) => reported.push(e),
+    };
     queue = new MemoryJobQueue();
     queue.process((id, signal) => runJob(deps, id, signal), 2);
   });
@@ -43,19 +49,28 @@ describe('a worker runs parse jobs', () => {
     const bytes = readFileSync(SAMPLE_PAGE);
     const id = await submit(bytes, 'sample-page.png', { drafter: 'ctc', verifier: 'greedy', draftLength: 8 });
     const evs = await events(id);
-    assert.deepEqual(evs.map((e) => e.seq), evs.map((_, i) => i + 1));
+    assert.deepEqual(
+      evs.map((e) => e.seq),
+      evs.map((_, i) => i + 1),
+    );
     const types = new Set(evs.map((e) => e.type));
     for (const t of ['token', 'region', 'page', 'done']) assert.ok(types.has(t as never), `a ${t} event`);
     assert.equal(evs[evs.length - 1].type, 'done');
     const job = await deps.store.get('t1', id);
     assert.equal(job?.status, 'succeeded');
-    const direct = await readDocument(deps.engine, bytes, 'sample-page.png', { decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 8 } });
+    const direct = await readDocument(deps.engine, bytes, 'sample-page.png', {
+      decoding: { drafter: 'ctc', verifier: 'greedy', draftLength: 8 },
+    });
     assert.equal(job?.result?.markdown, direct.markdown, 'same markdown as the CLI path');
     // Lines decode side by side, so their tokens interleave: put each line's back together.
     const byLine = new Map<number, string>();
     for (const e of evs) if (e.type === 'token') byLine.set(e.line, (byLine.get(e.line) ?? '') + e.text);
     const lines = direct.pages[0].blocks.flatMap((b) => b.lines.map((l) => l.text));
-    assert.deepEqual(lines.map((_, i) => byLine.get(i) ?? ''), lines, 'the token stream spells every line');
+    assert.deepEqual(
+      lines.map((_, i) => byLine.get(i) ?? ''),
+      lines,
+      'the token stream spells every line',
+    );
   });
 
   it('a corrupt file fails its job with a typed error, and the next job still runs', async () => {

@@ -1,11 +1,21 @@
 /** `specula check-bundle DIR`: onnxruntime's outputs against the bundle's golden.json, for every precision it ships. */
 import { parseArgs } from 'node:util';
-import { bundlePrecisions, closeBundle, DEFAULT_BUNDLE, loadBundle, readBundleConfig } from '../engine/bundle/bundle.js';
+import {
+  bundlePrecisions,
+  closeBundle,
+  DEFAULT_BUNDLE,
+  loadBundle,
+  readBundleConfig,
+} from '../engine/bundle/bundle.js';
 import { isGpu, parseDeviceChoice } from '../engine/bundle/device.js';
 import { checkGolden } from '../engine/bundle/golden.js';
 
 export async function checkBundleCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { device: { type: 'string', default: 'cpu' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { device: { type: 'string', default: 'cpu' } },
+  });
   const dir = positionals[0] ?? DEFAULT_BUNDLE;
   const device = parseDeviceChoice(values.device, '--device');
   if (device === 'auto') throw new Error('--device auto: name the device to check (cpu, webgpu or cuda)');
@@ -15,7 +25,8 @@ export async function checkBundleCommand(args: string[]): Promise<number> {
     const bundle = await loadBundle(dir, { precision, device });
     try {
       const report = await checkGolden(bundle);
-      for (const c of report.checks) console.log(`ok  ${device} ${precision} ${c.name.padEnd(20)} max |diff| ${c.maxAbsDiff.toExponential(2)}`);
+      for (const c of report.checks)
+        console.log(`ok  ${device} ${precision} ${c.name.padEnd(20)} max |diff| ${c.maxAbsDiff.toExponential(2)}`);
       console.log(`ok  ${device} ${precision} greedy texts        ${JSON.stringify(report.texts)}`);
     } finally {
       await closeBundle(bundle);

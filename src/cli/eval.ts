@@ -64,7 +64,11 @@ async function runOurs(engine: Engine, lines: EvalLine[], decoding: DecodingOpti
       crops.push(await loadCrop(engine, l.image));
     } catch {
       failedIdx.add(i);
-      crops.push({ width: 8, height: engine.imageSpec.height, data: new Uint8Array(8 * engine.imageSpec.height).fill(255) });
+      crops.push({
+        width: 8,
+        height: engine.imageSpec.height,
+        data: new Uint8Array(8 * engine.imageSpec.height).fill(255),
+      });
     }
   }
   const b = bar(`ours       ${lines[0]?.set ?? ''}`, lines.length);
@@ -73,7 +77,12 @@ async function runOurs(engine: Engine, lines: EvalLine[], decoding: DecodingOpti
   const { lines: out } = await engine.readLines(crops, { decoding, onLine: () => b?.update(++done) });
   const seconds = (performance.now() - t0) / 1000;
   b?.stop();
-  return { texts: out.map((o, i) => (failedIdx.has(i) ? '' : o.text)), ctc: out.map((o) => o.ctcText), seconds, failed: failedIdx.size };
+  return {
+    texts: out.map((o, i) => (failedIdx.has(i) ? '' : o.text)),
+    ctc: out.map((o) => o.ctcText),
+    seconds,
+    failed: failedIdx.size,
+  };
 }
 
 async function runTesseract(lines: EvalLine[], concurrency: number) {
@@ -83,17 +92,19 @@ async function runTesseract(lines: EvalLine[], concurrency: number) {
   let done = 0;
   const b = bar(`tesseract  ${lines[0]?.set ?? ''}`, lines.length);
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < lines.length) {
-      const i = next++;
-      try {
-        texts[i] = await tesseractRead(lines[i].image, 7);
-      } catch {
-        failed++;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < lines.length) {
+        const i = next++;
+        try {
+          texts[i] = await tesseractRead(lines[i].image, 7);
+        } catch {
+          failed++;
+        }
+        b?.update(++done);
       }
-      b?.update(++done);
-    }
-  }));
+    }),
+  );
   b?.stop();
   return { texts, seconds: (performance.now() - t0) / 1000, failed };
 }
@@ -147,7 +158,8 @@ export async function evalCommand(argv: string[]): Promise<number> {
   });
   const decoding: DecodingOptionsInput = { verifier: 'greedy', ...(await decodingFromFlags(values)) };
   const evalDir = resolve(values['eval-dir']);
-  if (!existsSync(evalDir)) throw new Error(`evaluation folder not found: ${evalDir} (set --eval-dir or SPECULA_EVAL_DIR)`);
+  if (!existsSync(evalDir))
+    throw new Error(`evaluation folder not found: ${evalDir} (set --eval-dir or SPECULA_EVAL_DIR)`);
   const limit = values.limit ? Number(values.limit) : Infinity;
   const turn = Number(values.turn);
   if (![0, 90, 180, 270].includes(turn)) throw new Error(`--turn must be 0, 90, 180 or 270, got "${values.turn}"`);
@@ -155,41 +167,75 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!values['no-tesseract'] && !tessVersion) {
     throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
   }
-  if (!['lines', 'pages', 'formulas', 'all'].includes(values.suite)) throw new Error(`--suite must be lines, pages, formulas or all, got "${values.suite}"`);
+  if (!['lines', 'pages', 'formulas', 'all'].includes(values.suite))
+    throw new Error(`--suite must be lines, pages, formulas or all, got "${values.suite}"`);
   const formulaDir = resolve(values['formula-dir']);
-  const formulaSuite = values.suite === 'formulas' || (values.suite === 'all' && existsSync(join(formulaDir, 'labels.tsv')));
+  const formulaSuite =
+    values.suite === 'formulas' || (values.suite === 'all' && existsSync(join(formulaDir, 'labels.tsv')));
   if (values.suite === 'formulas' && !existsSync(join(formulaDir, 'labels.tsv'))) {
-    throw new Error(`no held-out formula crops in ${formulaDir}: make them with training/formula.py (its header says how), or pass --formula-dir`);
+    throw new Error(
+      `no held-out formula crops in ${formulaDir}: make them with ` +
+        `training/formula.py (its header says how), or pass --formula-dir`,
+    );
   }
-  const wanted = values.sets?.split(',').map((s) => s.trim()).filter(Boolean);
+  const wanted = values.sets
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   // --line-dir alone scores that folder only; with --sets, those sets beside it.
-  const lineSets = values.suite === 'pages' || values.suite === 'formulas' ? [] : (wanted ?? (values['line-dir'] ? [] : Object.keys(LINE_SETS))).filter((s) => s in LINE_SETS);
+  const lineSets =
+    values.suite === 'pages' || values.suite === 'formulas'
+      ? []
+      : (wanted ?? (values['line-dir'] ? [] : Object.keys(LINE_SETS))).filter((s) => s in LINE_SETS);
   // --page-dir alone scores that folder only; with --sets, those sets beside it.
-  const pageSets = values.suite === 'lines' || values.suite === 'formulas' ? [] : (wanted ?? (values['page-dir'] ? [] : [...PAGE_SETS])).filter((s) => (PAGE_SETS as readonly string[]).includes(s));
-  const pageDir = values['page-dir'] && values.suite !== 'lines' && values.suite !== 'formulas' ? resolve(values['page-dir']) : null;
+  const pageSets =
+    values.suite === 'lines' || values.suite === 'formulas'
+      ? []
+      : (wanted ?? (values['page-dir'] ? [] : [...PAGE_SETS])).filter((s) =>
+          (PAGE_SETS as readonly string[]).includes(s),
+        );
+  const pageDir =
+    values['page-dir'] && values.suite !== 'lines' && values.suite !== 'formulas' ? resolve(values['page-dir']) : null;
   const batch = values.batch === undefined ? undefined : Number(values.batch);
-  if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1)) throw new Error(`--batch must be a whole number >= 1, got "${values.batch}"`);
-  const engine = await Engine.open(values.model, { ...(batch ? { maxBatch: batch } : {}), ...(values.precision ? { precision: values.precision as Precision } : {}) });
+  if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1))
+    throw new Error(`--batch must be a whole number >= 1, got "${values.batch}"`);
+  const engine = await Engine.open(values.model, {
+    ...(batch ? { maxBatch: batch } : {}),
+    ...(values.precision ? { precision: values.precision as Precision } : {}),
+  });
   const formulaModel = values['no-formulas'] ? 'none' : values['formula-model'];
   // The formula bundle reads at the precision asked of the line bundle, where it has that graph (as `specula parse`).
   const formulaOpts = values.precision ? { precision: values.precision as Precision } : {};
-  const formulas = formulaModel === 'none' ? null : formulaModel ? new FormulaReader(resolve(formulaModel), formulaOpts) : FormulaReader.shipped(formulaOpts);
+  const formulas =
+    formulaModel === 'none'
+      ? null
+      : formulaModel
+        ? new FormulaReader(resolve(formulaModel), formulaOpts)
+        : FormulaReader.shipped(formulaOpts);
   if (formulaSuite && !formulas) {
     await engine.close();
-    throw new Error('--suite formulas needs a formula bundle: this install has none at models/specula-formula-base (or pass --formula-model DIR)');
+    throw new Error(
+      '--suite formulas needs a formula bundle: this install has none at ' +
+        'models/specula-formula-base (or pass --formula-model DIR)',
+    );
   }
   const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
   const lossless = Boolean(verifierSpec(resolved.verifier)?.lossless) && resolved.visualTokens.keep >= 1;
   if (values['write-config'] && !lossless) {
     await engine.close();
-    throw new Error('--write-config records the model\'s own (greedy) accuracy: use a lossless decoding (no relaxed or joint verifier, no --visual-keep)');
+    throw new Error(
+      "--write-config records the model's own (greedy) accuracy: use a " +
+        'lossless decoding (no relaxed or joint verifier, no --visual-keep)',
+    );
   }
   if (values['write-config'] && engine.bundle.precision !== 'fp32') {
     await engine.close();
     // config.json's accuracy is the float model's; the int8 graph's is under int8.evalLines (training/quantize.py).
-    throw new Error('--write-config records the float model\'s accuracy: add --precision fp32');
+    throw new Error("--write-config records the float model's accuracy: add --precision fp32");
   }
-  const decodingName = `${resolved.drafter} + ${resolved.verifier}${resolved.visualTokens.keep < 1 ? `, visual keep ${resolved.visualTokens.keep}` : ''}${lossless ? ' (lossless: the text of greedy AR decoding)' : ' (lossy)'}`;
+  const keep = resolved.visualTokens.keep < 1 ? `, visual keep ${resolved.visualTokens.keep}` : '';
+  const losslessness = lossless ? ' (lossless: the text of greedy AR decoding)' : ' (lossy)';
+  const decodingName = `${resolved.drafter} + ${resolved.verifier}${keep}${losslessness}`;
   const results: SetResult[] = [];
   const pageResults: PageSetScore[] = [];
   let formulaResult: FormulaSetResult | null = null;
@@ -199,7 +245,9 @@ export async function evalCommand(argv: string[]): Promise<number> {
       const b = bar(`pages      ${basename(set)}`, pages.length);
       const runs = [];
       for (const p of pages) {
-        runs.push(await runPage(engine, p, tessVersion !== null, decoding, { turn, photograph: values.photograph }, formulas));
+        runs.push(
+          await runPage(engine, p, tessVersion !== null, decoding, { turn, photograph: values.photograph }, formulas),
+        );
         b?.increment();
       }
       b?.stop();
@@ -215,7 +263,12 @@ export async function evalCommand(argv: string[]): Promise<number> {
         .map((l, i) => ({ i, e: tally(ours.texts[i], l.text, l.foldCase).edits }))
         .sort((a, b) => b.e - a.e)
         .slice(0, 5)
-        .map(({ i }) => ({ image: lines[i].image, truth: lines[i].text, ours: ours.texts[i], ...(tess ? { tesseract: tess.texts[i] } : {}) }));
+        .map(({ i }) => ({
+          image: lines[i].image,
+          truth: lines[i].text,
+          ours: ours.texts[i],
+          ...(tess ? { tesseract: tess.texts[i] } : {}),
+        }));
       results.push({
         set: folders.includes(set) ? basename(set) : set,
         lines: lines.length,
@@ -233,7 +286,10 @@ export async function evalCommand(argv: string[]): Promise<number> {
       const seconds = (performance.now() - t0) / 1000;
       const truths = lines.map((l) => l.text);
       const tess = tessVersion ? await runTesseract(lines, 2) : null;
-      const ours = await scoreFormulas(read.map((r) => r.text), truths);
+      const ours = await scoreFormulas(
+        read.map((r) => r.text),
+        truths,
+      );
       const { bundle } = await formulas.engine();
       formulaResult = {
         set: basename(formulaDir),
@@ -243,7 +299,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
         ...(tess ? { tesseract: { ...(await scoreFormulas(tess.texts, truths)), seconds: tess.seconds } } : {}),
         // The first eight crops not read exactly, for a look.
         worst: lines
-          .flatMap((l, i) => (normalLatex(read[i].text).join(' ') === normalLatex(l.text).join(' ') ? [] : [{ image: l.image, truth: l.text, ours: read[i].text }]))
+          .flatMap((l, i) =>
+            normalLatex(read[i].text).join(' ') === normalLatex(l.text).join(' ')
+              ? []
+              : [{ image: l.image, truth: l.text, ours: read[i].text }],
+          )
           .slice(0, 8),
       };
     }
@@ -260,7 +320,15 @@ export async function evalCommand(argv: string[]): Promise<number> {
     turn,
     photograph: values.photograph,
     machine: `${process.platform} ${process.arch}, node ${process.version}`,
-    scoring: 'lines: corpus CER after NFKC and whitespace folding; pages: mean NED of markdown with its syntax stripped (page headers, footers and numbers kept where a set\'s truth has them: docbank, tesseract pages; dropped where it does not: docling, olmOCR); olmOCR facts: olmOCR-Bench rules, handwritten pages excluded; ours = ' + decodingName + ', batch ' + values.batch,
+    scoring:
+      'lines: corpus CER after NFKC and whitespace folding; pages: mean NED ' +
+      'of markdown with its syntax stripped (page headers, footers and ' +
+      "numbers kept where a set's truth has them: docbank, tesseract pages; " +
+      'dropped where it does not: docling, olmOCR); olmOCR facts: ' +
+      'olmOCR-Bench rules, handwritten pages excluded; ours = ' +
+      decodingName +
+      ', batch ' +
+      values.batch,
     decoding: resolved,
     sets: results,
     pageSets: pageResults,
@@ -269,29 +337,57 @@ export async function evalCommand(argv: string[]): Promise<number> {
   mkdirSync(dirname(resolve(values.out)), { recursive: true });
   writeFileSync(values.out, JSON.stringify(report, null, 2));
   if (results.length) {
-    console.log(`| line set | lines | ours CER | ours CTC-head CER | tesseract CER | ours lines/s | tesseract lines/s |`);
+    console.log(
+      `| line set | lines | ours CER | ours CTC-head CER | tesseract CER | ours lines/s | tesseract lines/s |`,
+    );
     console.log(`|---|---|---|---|---|---|---|`);
   }
   for (const r of results) {
-    console.log(`| ${r.set} | ${r.lines} | ${pct(r.ours.cer)} | ${pct(r.oursCtc.cer)} | ${r.tesseract ? pct(r.tesseract.cer) : '-'} | ${r.ours.linesPerSecond.toFixed(1)} | ${r.tesseract ? r.tesseract.linesPerSecond.toFixed(1) : '-'} |`);
+    console.log(
+      `| ${r.set} | ${r.lines} | ${pct(r.ours.cer)} | ${pct(r.oursCtc.cer)} ` +
+        `| ${r.tesseract ? pct(r.tesseract.cer) : '-'} | ` +
+        `${r.ours.linesPerSecond.toFixed(1)} | ` +
+        `${r.tesseract ? r.tesseract.linesPerSecond.toFixed(1) : '-'} |`,
+    );
   }
   if (pageResults.length) {
     const f = (x: number | undefined, pctOf = false): string => (x === undefined ? '-' : pctOf ? pct(x) : x.toFixed(3));
-    console.log(`\n| page set | pages | ours NED | tesseract NED | ours facts passed | tesseract facts passed | ours s/page | tesseract s/page |`);
+    console.log(
+      `\n| page set | pages | ours NED | tesseract NED | ours facts passed | ` +
+        `tesseract facts passed | ours s/page | tesseract s/page |`,
+    );
     console.log(`|---|---|---|---|---|---|---|---|`);
     for (const r of pageResults) {
-      console.log(`| ${r.set} | ${r.pages} | ${f(r.ours.ned)} | ${f(r.tesseract?.ned)} | ${f(r.ours.passRate, true)} | ${f(r.tesseract?.passRate, true)} | ${r.ours.secondsPerPage.toFixed(2)} | ${r.tesseract ? r.tesseract.secondsPerPage.toFixed(2) : '-'} |`);
+      console.log(
+        `| ${r.set} | ${r.pages} | ${f(r.ours.ned)} | ${f(r.tesseract?.ned)} | ` +
+          `${f(r.ours.passRate, true)} | ${f(r.tesseract?.passRate, true)} | ` +
+          `${r.ours.secondsPerPage.toFixed(2)} | ` +
+          `${r.tesseract ? r.tesseract.secondsPerPage.toFixed(2) : '-'} |`,
+      );
       for (const [type, t] of Object.entries(r.factsByType ?? {})) {
-        console.log(`|   ${type} facts | ${t.total} | | | ${t.ours}/${t.total} | ${t.tesseract ?? '-'}/${t.total} | | |`);
+        console.log(
+          `|   ${type} facts | ${t.total} | | | ${t.ours}/${t.total} | ${t.tesseract ?? '-'}/${t.total} | | |`,
+        );
       }
     }
   }
   if (formulaResult) {
     const r = formulaResult;
-    console.log(`\n| formula crops (${r.set}) | crops | normalised-LaTeX exact | token error rate | renders (KaTeX) | crops/s |`);
+    console.log(
+      `\n| formula crops (${r.set}) | crops | normalised-LaTeX exact | token error rate | renders (KaTeX) | crops/s |`,
+    );
     console.log(`|---|---|---|---|---|---|`);
-    console.log(`| ours (${r.model}) | ${r.ours.crops} | ${pct(r.ours.exact)} | ${pct(r.ours.tokenErrorRate)} | ${pct(r.ours.renders)} | ${r.ours.cropsPerSecond.toFixed(1)} |`);
-    if (r.tesseract) console.log(`| tesseract | ${r.tesseract.crops} | ${pct(r.tesseract.exact)} | ${pct(r.tesseract.tokenErrorRate)} | ${pct(r.tesseract.renders)} | ${(r.tesseract.crops / r.tesseract.seconds).toFixed(1)} |`);
+    console.log(
+      `| ours (${r.model}) | ${r.ours.crops} | ${pct(r.ours.exact)} | ` +
+        `${pct(r.ours.tokenErrorRate)} | ${pct(r.ours.renders)} | ` +
+        `${r.ours.cropsPerSecond.toFixed(1)} |`,
+    );
+    if (r.tesseract)
+      console.log(
+        `| tesseract | ${r.tesseract.crops} | ${pct(r.tesseract.exact)} | ` +
+          `${pct(r.tesseract.tokenErrorRate)} | ${pct(r.tesseract.renders)} | ` +
+          `${(r.tesseract.crops / r.tesseract.seconds).toFixed(1)} |`,
+      );
   }
   console.log(`\nwritten to ${values.out}`);
   if (values['write-config'] && results.length) {
@@ -302,12 +398,17 @@ export async function evalCommand(argv: string[]): Promise<number> {
       evalLines: {
         measured: report.created,
         tesseract: tessVersion,
-        sets: Object.fromEntries(results.map((r) => [r.set, {
-          lines: r.lines,
-          cer: Number(r.ours.cer.toFixed(5)),
-          ctcCer: Number(r.oursCtc.cer.toFixed(5)),
-          tesseractCer: r.tesseract ? Number(r.tesseract.cer.toFixed(5)) : null,
-        }])),
+        sets: Object.fromEntries(
+          results.map((r) => [
+            r.set,
+            {
+              lines: r.lines,
+              cer: Number(r.ours.cer.toFixed(5)),
+              ctcCer: Number(r.oursCtc.cer.toFixed(5)),
+              tesseractCer: r.tesseract ? Number(r.tesseract.cer.toFixed(5)) : null,
+            },
+          ]),
+        ),
       },
     };
     writeFileSync(path, JSON.stringify(config, null, 1) + '\n');

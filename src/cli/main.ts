@@ -96,7 +96,8 @@ function opensVisionThread(name: string, args: readonly string[]): boolean {
     return at >= 0 ? args[at + 1] : args.find((a) => a.startsWith(`${f}=`))?.slice(f.length + 1);
   };
   const onCpu = (device: string | undefined): boolean => (device ?? 'cpu') === 'cpu' || device === 'auto';
-  if (name === 'serve') return (flag('--role') ?? process.env.SPECULA_ROLE ?? 'all') !== 'api' && onCpu(process.env.SPECULA_DEVICE);
+  if (name === 'serve')
+    return (flag('--role') ?? process.env.SPECULA_ROLE ?? 'all') !== 'api' && onCpu(process.env.SPECULA_DEVICE);
   if (name === 'parse') return onCpu(flag('--device') ?? process.env.SPECULA_DEVICE);
   return false;
 }

@@ -31,7 +31,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
       model: { type: 'string' },
       device: { type: 'string' }, // absent: SPECULA_DEVICE, else cpu
       precision: { type: 'string' }, // absent: int8 on CPU where the bundle has it
-      threads: { type: 'string' }, // onnxruntime intra-op threads for the decoder; absent: SPECULA_THREADS, else half the cores
+      // onnxruntime intra-op threads for the decoder; absent: SPECULA_THREADS, else half the cores
+      threads: { type: 'string' },
       batch: { type: 'string' }, // lines per decoder forward; absent: SPECULA_MAX_BATCH, else the engine's default
       json: { type: 'boolean', default: false },
       format: { type: 'string', default: 'markdown' },
@@ -44,25 +45,54 @@ export async function parseCommand(argv: string[]): Promise<number> {
   if (!positionals.length) throw new Error('give at least one FILE to parse');
   const format = values.json ? 'json' : values.format;
   const formats = ['markdown', 'json', 'text', ...WORD_FORMATS];
-  if (!formats.includes(format)) throw new Error(`--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, got "${values.format}"`);
-  if (format === 'pdf' && !values.out) throw new Error('--format pdf writes a binary file: give --out FILE.pdf (a folder for several files)');
+  if (!formats.includes(format))
+    throw new Error(`--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, got "${values.format}"`);
+  if (format === 'pdf' && !values.out)
+    throw new Error('--format pdf writes a binary file: give --out FILE.pdf (a folder for several files)');
   // Checked before the model opens; word boxes (an alignment per line) only where the format shows them.
   const reading = resolveReading({ ...readingFromFlags(values), formats: [format as OutputFormat] });
   const out = values.out;
   if (out && positionals.length > 1) await mkdir(out, { recursive: true });
-  const extension = isWordFormat(format) ? WORD_FORMAT_TYPES[format].extension : format === 'markdown' ? 'md' : format === 'json' ? 'json' : 'txt';
-  const device = parseDeviceChoice(values.device ?? process.env.SPECULA_DEVICE ?? 'cpu', values.device ? '--device' : 'SPECULA_DEVICE');
+  const extension = isWordFormat(format)
+    ? WORD_FORMAT_TYPES[format].extension
+    : format === 'markdown'
+      ? 'md'
+      : format === 'json'
+        ? 'json'
+        : 'txt';
+  const device = parseDeviceChoice(
+    values.device ?? process.env.SPECULA_DEVICE ?? 'cpu',
+    values.device ? '--device' : 'SPECULA_DEVICE',
+  );
   const flags = await decodingFromFlags(values);
   const threads = Number(values.threads ?? process.env.SPECULA_THREADS ?? 0);
-  if (!Number.isInteger(threads) || threads < 0) throw new Error(`--threads must be a whole number (0: half the cores), got "${values.threads}"`);
+  if (!Number.isInteger(threads) || threads < 0)
+    throw new Error(`--threads must be a whole number (0: half the cores), got "${values.threads}"`);
   const batch = Number(values.batch ?? process.env.SPECULA_MAX_BATCH ?? 0);
-  if (!Number.isInteger(batch) || batch < 0) throw new Error(`--batch must be a whole number (0: the engine's default), got "${values.batch}"`);
-  const engine = await Engine.open(values.model, { device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) });
-  if (device === 'auto') process.stderr.write(`specula: device ${engine.bundle.device} (${engine.bundle.deviceReason})\n`);
+  if (!Number.isInteger(batch) || batch < 0)
+    throw new Error(`--batch must be a whole number (0: the engine's default), got "${values.batch}"`);
+  const engine = await Engine.open(values.model, {
+    device,
+    ...(values.precision ? { precision: values.precision as Precision } : {}),
+    ...(threads ? { threads } : {}),
+    ...(batch ? { maxBatch: batch } : {}),
+  });
+  if (device === 'auto')
+    process.stderr.write(`specula: device ${engine.bundle.device} (${engine.bundle.deviceReason})\n`);
   // The formula bundle opens on the device the line bundle took (auto decides once).
-  const engineOpts = { device: engine.bundle.device, ...(values.precision ? { precision: values.precision as Precision } : {}), ...(threads ? { threads } : {}), ...(batch ? { maxBatch: batch } : {}) };
+  const engineOpts = {
+    device: engine.bundle.device,
+    ...(values.precision ? { precision: values.precision as Precision } : {}),
+    ...(threads ? { threads } : {}),
+    ...(batch ? { maxBatch: batch } : {}),
+  };
   const formulaModel = reading.formulas ? values['formula-model'] : 'none';
-  const formulas = formulaModel === 'none' ? null : formulaModel ? new FormulaReader(formulaModel, engineOpts) : FormulaReader.shipped(engineOpts);
+  const formulas =
+    formulaModel === 'none'
+      ? null
+      : formulaModel
+        ? new FormulaReader(formulaModel, engineOpts)
+        : FormulaReader.shipped(engineOpts);
   let decoding: DecodingOptions;
   try {
     decoding = engine.resolve(flags); // once, for every document: bad options are refused before reading anything
@@ -70,9 +100,13 @@ export async function parseCommand(argv: string[]): Promise<number> {
     await engine.close();
     throw e;
   }
-  const bar = positionals.length > 1 && process.stderr.isTTY
-    ? new cliProgress.SingleBar({ format: 'parse [{bar}] {value}/{total} files | {file}', stream: process.stderr }, cliProgress.Presets.shades_classic)
-    : null;
+  const bar =
+    positionals.length > 1 && process.stderr.isTTY
+      ? new cliProgress.SingleBar(
+          { format: 'parse [{bar}] {value}/{total} files | {file}', stream: process.stderr },
+          cliProgress.Presets.shades_classic,
+        )
+      : null;
   bar?.start(positionals.length, 0, { file: '' });
   let failed = 0;
   // Several documents are read at once (their pages' layout, vision passes and decoder steps overlap on the
@@ -80,7 +114,10 @@ export async function parseCommand(argv: string[]): Promise<number> {
   const reads: Promise<{ bytes: Uint8Array; page: DocumentReading }>[] = [];
   const start = (i: number): void => {
     const file = positionals[i];
-    const p = readFile(file).then(async (bytes) => ({ bytes, page: await readDocument(engine, bytes, file, { ...reading, decoding, formulas }) }));
+    const p = readFile(file).then(async (bytes) => ({
+      bytes,
+      page: await readDocument(engine, bytes, file, { ...reading, decoding, formulas }),
+    }));
     p.catch(() => undefined); // handled in order below
     reads[i] = p;
   };
@@ -93,7 +130,14 @@ export async function parseCommand(argv: string[]): Promise<number> {
         const { bytes, page } = await reads[i];
         let output: string | Uint8Array;
         if (isWordFormat(format)) {
-          output = await renderWordFormat(format, { bytes, fileName: basename(file), format: page.format, pages: page.pages, pdfDpi: DEFAULT_SOURCE_LIMITS.pdfDpi, software: { name: SOFTWARE_NAME, version: softwareVersion() } });
+          output = await renderWordFormat(format, {
+            bytes,
+            fileName: basename(file),
+            format: page.format,
+            pages: page.pages,
+            pdfDpi: DEFAULT_SOURCE_LIMITS.pdfDpi,
+            software: { name: SOFTWARE_NAME, version: softwareVersion() },
+          });
         } else if (format === 'json') {
           const m = page.metrics;
           const metrics = {
@@ -112,7 +156,18 @@ export async function parseCommand(argv: string[]): Promise<number> {
             visualTokenRatio: m.visualTokenRatio,
           };
           const stages = Object.fromEntries(Object.entries(page.stages).map(([k, v]) => [k, Math.round(v)]));
-          output = JSON.stringify({ file, format: page.format, pageCount: page.pageCount, markdown: page.markdown, text: page.text, unreadableLines: page.unreadableLines, metrics, stagesMs: stages, pages: page.pages }) + '\n';
+          output =
+            JSON.stringify({
+              file,
+              format: page.format,
+              pageCount: page.pageCount,
+              markdown: page.markdown,
+              text: page.text,
+              unreadableLines: page.unreadableLines,
+              metrics,
+              stagesMs: stages,
+              pages: page.pages,
+            }) + '\n';
         } else {
           output = (format === 'text' ? page.text : page.markdown) + '\n';
         }
@@ -123,7 +178,9 @@ export async function parseCommand(argv: string[]): Promise<number> {
           process.stdout.write(output);
         }
         // Whatever the format, a page that could not be read well says so where a person looks.
-        for (const p of page.pages) for (const w of p.warnings ?? []) console.error(`specula parse: warning: ${file} page ${p.index}: ${w.message} (${w.kind})`);
+        for (const p of page.pages)
+          for (const w of p.warnings ?? [])
+            console.error(`specula parse: warning: ${file} page ${p.index}: ${w.message} (${w.kind})`);
       } catch (e) {
         const err = e as Error & { code?: string };
         if (!err.code) throw e;

@@ -21,7 +21,9 @@ function flags(): [ReadingOptionName, string, string, string][] {
 
 /** parseArgs options for every reading flag. */
 export function readingFlags(): FlagOptions {
-  return Object.fromEntries(flags().map(([name, flag]) => [flag, { type: READING_OPTIONS[name].kind === 'text' ? 'string' : 'boolean' }]));
+  return Object.fromEntries(
+    flags().map(([name, flag]) => [flag, { type: READING_OPTIONS[name].kind === 'text' ? 'string' : 'boolean' }]),
+  );
 }
 
 /** The flags given, as reading options (resolveReading checks them and fills the rest). */
@@ -38,6 +40,13 @@ export function readingFromFlags(values: Record<string, unknown>): ReadingOption
 
 /** Help lines for the reading flags, in the style of the rest of the command's help. */
 export function readingHelp(): string {
-  const wrap = (text: string): string => text.replace(/(.{1,80})(?:\s+|$)/g, '$1\n').trimEnd().split('\n').join(`\n${' '.repeat(32)}`);
-  return flags().map(([, flag, value, help]) => `  ${`--${flag}${value ? ` ${value}` : ''}`.padEnd(30)}${wrap(help)}`).join('\n');
+  const wrap = (text: string): string =>
+    text
+      .replace(/(.{1,80})(?:\s+|$)/g, '$1\n')
+      .trimEnd()
+      .split('\n')
+      .join(`\n${' '.repeat(32)}`);
+  return flags()
+    .map(([, flag, value, help]) => `  ${`--${flag}${value ? ` ${value}` : ''}`.padEnd(30)}${wrap(help)}`)
+    .join('\n');
 }

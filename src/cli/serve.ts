@@ -11,13 +11,16 @@ import { configFromEnv, engineOptions } from '../server/config.js';
 export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { role: { type: 'string' }, help: { type: 'boolean' } } });
   if (values.help) {
-    console.log('usage: specula serve [--role all|api|worker]   (settings from the environment: see README and infra/README.md)');
+    console.log(
+      'usage: specula serve [--role all|api|worker]   (settings from the environment: see README and infra/README.md)',
+    );
     return 0;
   }
   const config = configFromEnv({ ...process.env, ...(values.role ? { SPECULA_ROLE: values.role } : {}) });
   // The model loads (its sessions are built on onnxruntime's threads and in the vision worker) while the API's
   // modules load on this one: both were ready in 0.96 s, against about 1.3 s one after the other, in one timed script.
-  const opening = config.role === 'api' ? null : Engine.open(config.model, { ...engineOptions(config), collect: collector() });
+  const opening =
+    config.role === 'api' ? null : Engine.open(config.model, { ...engineOptions(config), collect: collector() });
   opening?.catch(() => undefined); // awaited below
   let running;
   try {

@@ -10,7 +10,16 @@ import { type Box, unionBox } from './layout/ink.js';
 import type { BlockType, LayoutBlock, PageLayout } from './layout/analyze.js';
 import type { InlineFormulaOut } from './inline-formulas.js';
 import type { WordOut } from './word-boxes.js';
-import { codeMarkdown, formulaMarkdown, headingMarkdown, inlineFormula, listItemMarkdown, paragraphMarkdown, quoteMarkdown, withDollarMath } from './markdown.js';
+import {
+  codeMarkdown,
+  formulaMarkdown,
+  headingMarkdown,
+  inlineFormula,
+  listItemMarkdown,
+  paragraphMarkdown,
+  quoteMarkdown,
+  withDollarMath,
+} from './markdown.js';
 import type { TableSpan } from './layout/table-grid.js';
 import { foldCurrencyColumns, tableToMarkdown } from './table-text.js';
 
@@ -89,11 +98,13 @@ export interface PageOut {
   markdown: string;
   /** Clockwise degrees the page was turned to read it upright (0, 90, 180, 270). */
   rotation: number;
-  /** Degrees of skew straightened out after that (0 when none). Boxes, width and height are the page's as it came in. */
+  /**
+   * Degrees of skew straightened out after that (0 when none). Boxes, width and height are the page's as it came in.
+   */
   skew?: number;
   /**
-   * A photograph's sheet, found and straightened before it was read (capture.ts): its corners in the page as it
-   * came in, top-left, top-right, bottom-right, bottom-left. Boxes are then the smallest holding each in the photograph.
+   * A photograph's sheet, found and straightened before it was read (capture.ts): its corners in the page as it came
+   * in, top-left, top-right, bottom-right, bottom-left. Boxes are then the smallest holding each in the photograph.
    */
   sheet?: { x: number; y: number }[];
   /** Lines marked unreadable (LineOut.unreadable). */
@@ -188,16 +199,31 @@ function isCode(lines: readonly LineOut[]): boolean {
 
 /** A code block's text: each line as read, indented by its offset from the block's leftmost line, in characters. */
 function codeText(lines: readonly LineOut[]): string {
-  const pitch = lines.map((l) => l.pitch ?? 0).filter((p) => p > 0).sort((a, b) => a - b)[0] ?? 0;
+  const pitch =
+    lines
+      .map((l) => l.pitch ?? 0)
+      .filter((p) => p > 0)
+      .sort((a, b) => a - b)[0] ?? 0;
   const left = Math.min(...lines.map((l) => l.box.x));
-  return lines.map((l) => (pitch ? ' '.repeat(Math.max(0, Math.round((l.box.x - left) / pitch))) : '') + (l.unreadable ? UNREADABLE_MARK : l.text.trimEnd())).join('\n');
+  return lines
+    .map(
+      (l) =>
+        (pitch ? ' '.repeat(Math.max(0, Math.round((l.box.x - left) / pitch))) : '') +
+        (l.unreadable ? UNREADABLE_MARK : l.text.trimEnd()),
+    )
+    .join('\n');
 }
 
 /**
  * `texts` holds, for each layout block, the text of each of its lines (tables: in `block.lines` order, which
  * is the cells' row-major order).
  */
-export function assemblePage(index: number, layout: PageLayout, texts: readonly (readonly LineOut[])[], opts: AssembleOptions = {}): PageOut {
+export function assemblePage(
+  index: number,
+  layout: PageLayout,
+  texts: readonly (readonly LineOut[])[],
+  opts: AssembleOptions = {},
+): PageOut {
   const blocks: BlockOut[] = [];
   const push = (b: Omit<BlockOut, 'order'>): void => {
     blocks.push({ ...b, order: blocks.length });
@@ -211,14 +237,33 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     }
     if (lb.type === 'table' && lb.table) {
       let k = 0;
-      const read = lb.table.cells.map((row) => row.map((cell) => reflow(cell.map(() => {
-        const l = lines[k++];
-        return l ? lineText(l) : '';
-      }))));
+      const read = lb.table.cells.map((row) =>
+        row.map((cell) =>
+          reflow(
+            cell.map(() => {
+              const l = lines[k++];
+              return l ? lineText(l) : '';
+            }),
+          ),
+        ),
+      );
       const t = foldCurrencyColumns({ cells: read, spans: lb.table.spans, headerRows: lb.table.headerRows });
-      const table = { rows: t.cells.length, columns: t.cells[0]?.length ?? 0, headerRows: t.headerRows, spans: t.spans };
+      const table = {
+        rows: t.cells.length,
+        columns: t.cells[0]?.length ?? 0,
+        headerRows: t.headerRows,
+        spans: t.spans,
+      };
       const cells = t.cells.map((row) => row.map(withDollarMath));
-      push({ type: 'table', box: lb.box, markdown: tableToMarkdown(t), confidence: meanConfidence(lines), lines, cells, table });
+      push({
+        type: 'table',
+        box: lb.box,
+        markdown: tableToMarkdown(t),
+        confidence: meanConfidence(lines),
+        lines,
+        cells,
+        table,
+      });
       return;
     }
     if ((lb.type === 'paragraph' || lb.type === 'heading') && lines.some((l) => l.formula === 'latex')) {
@@ -229,9 +274,22 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
         const text = reflow(run.map(lineText));
         const box = unionBox(run.map((l) => l.box));
         if (text && lb.type === 'heading') {
-          push({ type: 'heading', level: lb.level ?? 2, box, markdown: headingMarkdown(text, lb.level ?? 2), confidence: meanConfidence(run), lines: run });
+          push({
+            type: 'heading',
+            level: lb.level ?? 2,
+            box,
+            markdown: headingMarkdown(text, lb.level ?? 2),
+            confidence: meanConfidence(run),
+            lines: run,
+          });
         } else if (text) {
-          push({ type: 'paragraph', box, markdown: paragraphMarkdown(text), confidence: meanConfidence(run), lines: run });
+          push({
+            type: 'paragraph',
+            box,
+            markdown: paragraphMarkdown(text),
+            confidence: meanConfidence(run),
+            lines: run,
+          });
         }
         run = [];
       };
@@ -241,7 +299,14 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
           continue;
         }
         flush();
-        push({ type: 'formula', box: l.box, markdown: formulaMarkdown(l.text), confidence: meanConfidence([l]), lines: [l], latex: l.text });
+        push({
+          type: 'formula',
+          box: l.box,
+          markdown: formulaMarkdown(l.text),
+          confidence: meanConfidence([l]),
+          lines: [l],
+          latex: l.text,
+        });
       }
       flush();
       return;
@@ -249,7 +314,14 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     const text = reflow(lines.map(lineText));
     if (!text) return;
     if ((lb.type === 'paragraph' || lb.type === 'heading') && isCode(lines)) {
-      push({ type: 'code', box: lb.box, markdown: codeMarkdown(codeText(lines)), confidence: meanConfidence(lines), lines, ...boxed });
+      push({
+        type: 'code',
+        box: lb.box,
+        markdown: codeMarkdown(codeText(lines)),
+        confidence: meanConfidence(lines),
+        lines,
+        ...boxed,
+      });
       return;
     }
     if (lb.type === 'page_header' || lb.type === 'page_footer') {
@@ -260,7 +332,15 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
     // A heading is what the page shows as one; a line nobody could read is not one.
     if (lb.type === 'heading' && !lines.every((l) => l.unreadable)) {
       const level = lb.level ?? 2;
-      push({ type: 'heading', level, box: lb.box, markdown: headingMarkdown(text, level), confidence: meanConfidence(lines), lines, ...boxed });
+      push({
+        type: 'heading',
+        level,
+        box: lb.box,
+        markdown: headingMarkdown(text, level),
+        confidence: meanConfidence(lines),
+        lines,
+        ...boxed,
+      });
       return;
     }
     const items = listItems(lines);
@@ -279,10 +359,29 @@ export function assemblePage(index: number, layout: PageLayout, texts: readonly 
       }
       return;
     }
-    push({ type: 'paragraph', box: lb.box, markdown: paragraphMarkdown(text), confidence: meanConfidence(lines), lines, ...boxed });
+    push({
+      type: 'paragraph',
+      box: lb.box,
+      markdown: paragraphMarkdown(text),
+      confidence: meanConfidence(lines),
+      lines,
+      ...boxed,
+    });
   });
-  const shown = blocks.filter((b) => !(opts.dropHeadersFooters && (b.type === 'page_header' || b.type === 'page_footer' || b.type === 'page_number')));
+  const shown = blocks.filter(
+    (b) =>
+      !(opts.dropHeadersFooters && (b.type === 'page_header' || b.type === 'page_footer' || b.type === 'page_number')),
+  );
   // List items of one list sit on consecutive lines; every other block is its own paragraph.
-  const markdown = shown.map((b, i) => (i === 0 ? '' : b.type === 'list_item' && shown[i - 1].type === 'list_item' && b.boxed === shown[i - 1].boxed ? '\n' : '\n\n') + (b.boxed ? quoteMarkdown(b.markdown) : b.markdown)).join('');
+  const markdown = shown
+    .map(
+      (b, i) =>
+        (i === 0
+          ? ''
+          : b.type === 'list_item' && shown[i - 1].type === 'list_item' && b.boxed === shown[i - 1].boxed
+            ? '\n'
+            : '\n\n') + (b.boxed ? quoteMarkdown(b.markdown) : b.markdown),
+    )
+    .join('');
   return { index, width: layout.width, height: layout.height, rotation: layout.rotation ?? 0, blocks, markdown };
 }

@@ -131,7 +131,7 @@ export function findSheet(page: GrayPage): Point[] | null {
   if (size < MIN_SHEET * total || size > (1 - MIN_DESK) * total) return null;
   let paper = 0;
   let desk = 0;
-  for (let i = 0; i < total; i++) (mask[i] ? (paper += data[i]) : (desk += data[i]));
+  for (let i = 0; i < total; i++) mask[i] ? (paper += data[i]) : (desk += data[i]);
   if (paper / size - desk / (total - size) < MIN_CONTRAST) return null;
   // Corners: the region's extremes along the diagonals (any turn under 45 degrees keeps them apart).
   const ext = [Infinity, -Infinity, -Infinity, Infinity]; // min x+y, max x-y, max x+y, min x-y
@@ -147,13 +147,27 @@ export function findSheet(page: GrayPage): Point[] | null {
       if (d > ext[1]) [ext[1], corner[1]] = [d, { x, y }];
       if (s > ext[2]) [ext[2], corner[2]] = [s, { x, y }];
       if (d < ext[3]) [ext[3], corner[3]] = [d, { x, y }];
-      const edge = x === 0 || y === 0 || x === width - 1 || y === height - 1 || !mask[i - 1] || !mask[i + 1] || !mask[i - width] || !mask[i + width];
+      const edge =
+        x === 0 ||
+        y === 0 ||
+        x === width - 1 ||
+        y === height - 1 ||
+        !mask[i - 1] ||
+        !mask[i + 1] ||
+        !mask[i - width] ||
+        !mask[i + width];
       if (edge) outline.push({ x, y });
     }
   }
   if (quadArea(corner) < MIN_SHEET * total) return null;
   // A bright region cut off by the photograph's edge is part of a page (a pale half above a dark panel), not a sheet.
-  if (corner.some((c) => c.x < CORNER_MARGIN || c.y < CORNER_MARGIN || c.x >= width - CORNER_MARGIN || c.y >= height - CORNER_MARGIN)) return null;
+  if (
+    corner.some(
+      (c) =>
+        c.x < CORNER_MARGIN || c.y < CORNER_MARGIN || c.x >= width - CORNER_MARGIN || c.y >= height - CORNER_MARGIN,
+    )
+  )
+    return null;
   let fit = 0;
   for (const p of outline) {
     let d = Infinity;
@@ -170,7 +184,12 @@ export function straightenSheet(page: GrayPage, corners: readonly Point[]): Gray
   const len = (a: Point, b: Point): number => Math.hypot(b.x - a.x, b.y - a.y);
   const width = Math.round((len(corners[0], corners[1]) + len(corners[3], corners[2])) / 2);
   const height = Math.round((len(corners[0], corners[3]) + len(corners[1], corners[2])) / 2);
-  const rect: Point[] = [{ x: 0, y: 0 }, { x: width, y: 0 }, { x: width, y: height }, { x: 0, y: height }];
+  const rect: Point[] = [
+    { x: 0, y: 0 },
+    { x: width, y: 0 },
+    { x: width, y: height },
+    { x: 0, y: height },
+  ];
   const toPage = homography(rect, corners);
   return toPage ? warpGray(page, toPage, width, height) : page;
 }
@@ -215,7 +234,10 @@ function smooth(s: Small): Small {
   const { width, height, data } = s;
   const max = new Uint8Array(data.length);
   const avg = new Uint8Array(data.length);
-  for (const [src, dst, op] of [[data, max, 'max'], [max, avg, 'mean']] as const) {
+  for (const [src, dst, op] of [
+    [data, max, 'max'],
+    [max, avg, 'mean'],
+  ] as const) {
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) {
         let m = 0;

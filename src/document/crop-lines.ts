@@ -26,13 +26,21 @@ export async function scaleToLine(img: Sharp, w: number, h: number, spec: LineCr
     .raw()
     .toBuffer({ resolveWithObject: true });
   if (info.channels !== 1) throw new Error(`line crop came back with ${info.channels} channels`);
-  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  return {
+    width: info.width,
+    height: info.height,
+    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  };
 }
 
 export async function cropLine(page: GrayPage, box: Box, spec: LineCropSpec): Promise<LineCrop> {
   const sharp = await loadSharp();
-  const img = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
-    .extract({ left: box.x, top: box.y, width: box.width, height: box.height });
+  const img = sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).extract({
+    left: box.x,
+    top: box.y,
+    width: box.width,
+    height: box.height,
+  });
   return scaleToLine(img, box.width, box.height, spec).then((crop) => ({ ...crop, place: box }));
 }
 
@@ -45,6 +53,7 @@ export function cropColumns(crop: LineCrop, x0: number, x1: number): LineCrop {
   const a = Math.max(0, Math.min(crop.width - 1, Math.floor(x0)));
   const width = Math.max(1, Math.min(crop.width, Math.ceil(x1)) - a);
   const data = new Uint8Array(width * crop.height);
-  for (let y = 0; y < crop.height; y++) data.set(crop.data.subarray(y * crop.width + a, y * crop.width + a + width), y * width);
+  for (let y = 0; y < crop.height; y++)
+    data.set(crop.data.subarray(y * crop.width + a, y * crop.width + a + width), y * width);
   return { width, height: crop.height, data };
 }

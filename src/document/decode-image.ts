@@ -22,26 +22,44 @@ export interface ImageLimits {
 export const DEFAULT_LIMITS: ImageLimits = { maxPixels: 100_000_000 };
 
 /** `page` picks one page of a multi-page image (TIFF); pixel limits apply to that page. */
-export async function decodeImage(bytes: Uint8Array, file: string, limits: ImageLimits = DEFAULT_LIMITS, page?: number): Promise<GrayPage> {
+export async function decodeImage(
+  bytes: Uint8Array,
+  file: string,
+  limits: ImageLimits = DEFAULT_LIMITS,
+  page?: number,
+): Promise<GrayPage> {
   if (bytes.length === 0) throw new DocumentError('EMPTY_INPUT', file, 'the file is empty');
   const format = sniffFormat(bytes);
   if (format === null) {
-    throw new DocumentError('UNSUPPORTED_FORMAT', file, 'not a supported image (PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them');
+    throw new DocumentError(
+      'UNSUPPORTED_FORMAT',
+      file,
+      'not a supported image (PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them',
+    );
   }
-  if (format === 'pdf') throw new DocumentError('UNSUPPORTED_FORMAT', file, 'a PDF is a document, not an image: open it with openSource');
+  if (format === 'pdf')
+    throw new DocumentError('UNSUPPORTED_FORMAT', file, 'a PDF is a document, not an image: open it with openSource');
   const which = page === undefined ? {} : { page };
   const sharp = await loadSharp();
   let meta: Metadata;
   try {
     meta = await sharp(bytes, { limitInputPixels: false, ...which }).metadata();
   } catch (e) {
-    throw new DocumentError('CORRUPT_IMAGE', file, `the ${format.toUpperCase()} header cannot be read (${(e as Error).message})`);
+    throw new DocumentError(
+      'CORRUPT_IMAGE',
+      file,
+      `the ${format.toUpperCase()} header cannot be read (${(e as Error).message})`,
+    );
   }
   const w = meta.width ?? 0;
   // For a multi-page image sharp reports the stack's height unless one page is opened.
   const h = meta.pageHeight ?? meta.height ?? 0;
   if (w * h > limits.maxPixels) {
-    throw new DocumentError('IMAGE_TOO_LARGE', file, `${w}x${h} is ${w * h} pixels, over the limit of ${limits.maxPixels}`);
+    throw new DocumentError(
+      'IMAGE_TOO_LARGE',
+      file,
+      `${w}x${h} is ${w * h} pixels, over the limit of ${limits.maxPixels}`,
+    );
   }
   if (w < 8 || h < 8) throw new DocumentError('IMAGE_TOO_SMALL', file, `${w}x${h} is too small to hold text`);
   try {
@@ -54,8 +72,16 @@ export async function decodeImage(bytes: Uint8Array, file: string, limits: Image
       .raw()
       .toBuffer({ resolveWithObject: true });
     if (info.channels !== 1) throw new Error(`expected 1 channel, got ${info.channels}`);
-    return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+    return {
+      width: info.width,
+      height: info.height,
+      data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    };
   } catch (e) {
-    throw new DocumentError('CORRUPT_IMAGE', file, `the ${format.toUpperCase()} data cannot be decoded (${(e as Error).message})`);
+    throw new DocumentError(
+      'CORRUPT_IMAGE',
+      file,
+      `the ${format.toUpperCase()} data cannot be decoded (${(e as Error).message})`,
+    );
   }
 }

@@ -52,13 +52,27 @@ export function estimateSkew(page: GrayPage): number {
  * on-stack in its first call before its last loop had run, deoptimised at that loop on every later call (a hundred
  * a page).
  */
-function sharpness(bins: Float64Array, ys: Int32Array, perColumn: Int32Array, width: number, reach: number, t: number): number {
+function sharpness(
+  bins: Float64Array,
+  ys: Int32Array,
+  perColumn: Int32Array,
+  width: number,
+  reach: number,
+  t: number,
+): number {
   bins.fill(0);
   project(bins, ys, perColumn, width, reach, t);
   return sumOfSquares(bins);
 }
 
-function project(bins: Float64Array, ys: Int32Array, perColumn: Int32Array, width: number, reach: number, t: number): void {
+function project(
+  bins: Float64Array,
+  ys: Int32Array,
+  perColumn: Int32Array,
+  width: number,
+  reach: number,
+  t: number,
+): void {
   for (let x = 0; x < width; x++) {
     const from = perColumn[x];
     const to = perColumn[x + 1];

@@ -45,7 +45,15 @@ interface CellStats {
 }
 
 /** Whether every pixel of a cell is 255, checked four pixels at a time where a row's pixels fall in whole words. */
-function allWhite(data: Uint8Array, words: Uint32Array, width: number, x0: number, x1: number, y0: number, y1: number): boolean {
+function allWhite(
+  data: Uint8Array,
+  words: Uint32Array,
+  width: number,
+  x0: number,
+  x1: number,
+  y0: number,
+  y1: number,
+): boolean {
   const off = data.byteOffset;
   for (let y = y0; y < y1; y++) {
     let i = y * width + x0;
@@ -116,7 +124,8 @@ function backgrounds(s: CellStats): Float32Array {
     for (let cx = 0; cx < cols; cx++) {
       let n = 0;
       for (let y = Math.max(0, cy - REACH); y <= Math.min(rows - 1, cy + REACH); y++) {
-        for (let x = Math.max(0, cx - REACH), i = y * cols + x; x <= Math.min(cols - 1, cx + REACH); x++, i++) if (flat[i]) all[n++] = median[i];
+        for (let x = Math.max(0, cx - REACH), i = y * cols + x; x <= Math.min(cols - 1, cx + REACH); x++, i++)
+          if (flat[i]) all[n++] = median[i];
       }
       if (n < MIN_VOTES) continue;
       const votes = all.subarray(0, n).sort();
@@ -144,7 +153,8 @@ function inverted(page: GrayPage, s: CellStats, bg: Float32Array): Uint8Array {
       const b = bg[cy * cols + cx];
       if (b >= PAPER || b < DARKEST_PANEL) continue;
       any = true;
-      for (let y = Math.max(0, cy - REACH); y <= Math.min(rows - 1, cy + REACH); y++) counted.fill(1, y * cols + Math.max(0, cx - REACH), y * cols + Math.min(cols - 1, cx + REACH) + 1);
+      for (let y = Math.max(0, cy - REACH); y <= Math.min(rows - 1, cy + REACH); y++)
+        counted.fill(1, y * cols + Math.max(0, cx - REACH), y * cols + Math.min(cols - 1, cx + REACH) + 1);
     }
   }
   if (!any) return new Uint8Array(cols * rows);
@@ -232,7 +242,12 @@ export function flattenBackground(page: GrayPage): GrayPage {
         // Where cells of both polarities meet (a panel's edge), a pixel at either side's background is background:
         // otherwise the paper beside a dark panel, seen from the panel's cell, would turn into a bar of ink.
         if (inv[c] !== inv[up] || inv[c] !== inv[side] || inv[c] !== inv[corner]) {
-          if (isBackground(p, b) || isBackground(p, bg[up]) || isBackground(p, bg[side]) || isBackground(p, bg[corner])) {
+          if (
+            isBackground(p, b) ||
+            isBackground(p, bg[up]) ||
+            isBackground(p, bg[side]) ||
+            isBackground(p, bg[corner])
+          ) {
             out[row + x] = 255;
             continue;
           }

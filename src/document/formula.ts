@@ -33,7 +33,10 @@ const MARKUP = /\\[A-Za-z]|[\^_]\{/;
 /** The confidence a formula line that fell back to its text reading gets (at most). */
 export const FALLBACK_CONFIDENCE = 0.2;
 
-/** Whether a line whose text reading is `text` should be read by the formula reader too; `alone`: it is set apart (its block's only line, or taller than type). */
+/**
+ * Whether a line whose text reading is `text` should be read by the formula reader too; `alone`: it is set apart (its
+ * block's only line, or taller than type).
+ */
 export function looksLikeFormula(text: string, alone = false): boolean {
   const t = text.trim();
   if (t.length < 2) return false;
@@ -69,7 +72,12 @@ export type FormulaVerdict = 'latex' | 'text' | 'fallback';
  * reader, as on a line of code with an `=` in it) or 'fallback' (LaTeX that does not close or ran to the length
  * cap).
  */
-export async function formulaVerdict(latex: string, capped: boolean, confidence = 1, textConfidence = 0): Promise<FormulaVerdict> {
+export async function formulaVerdict(
+  latex: string,
+  capped: boolean,
+  confidence = 1,
+  textConfidence = 0,
+): Promise<FormulaVerdict> {
   if (!MARKUP.test(latex) || confidence < MIN_FORMULA_CONFIDENCE || confidence <= textConfidence) return 'text';
   if (capped || !(await latexRenders(latex))) return 'fallback';
   return 'latex';

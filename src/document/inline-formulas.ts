@@ -11,12 +11,38 @@ import { MATH_SIGN } from './formula.js';
 import type { Box } from './layout/ink.js';
 import { glyphRun } from './word-boxes.js';
 
-/** A relation or a big operator: what makes a run of symbols within prose a formula rather than a name (`α-Gevrey`, `5 μm`). */
+/**
+ * A relation or a big operator: what makes a run of symbols within prose a formula rather than a name (`α-Gevrey`, `5
+ * μm`).
+ */
 const RELATION = /[=<>≤≥≠≈≡∼∝∈∉⊂⊆→↦∑∏∫∮]/u;
 /** A word of prose that a run of symbols does not take in: a word of three or more letters (`Then`, `for`). */
 const PROSE_WORD = /\p{L}{3,}/u;
 /** Short English words, never taken for an operand (a single letter is: it may be a variable). */
-const SHORT_WORDS = new Set(['an', 'as', 'at', 'be', 'by', 'do', 'if', 'in', 'is', 'it', 'of', 'on', 'or', 'so', 'to', 'up', 'we', 'us', 'no', 'he', 'me', 'my']);
+const SHORT_WORDS = new Set([
+  'an',
+  'as',
+  'at',
+  'be',
+  'by',
+  'do',
+  'if',
+  'in',
+  'is',
+  'it',
+  'of',
+  'on',
+  'or',
+  'so',
+  'to',
+  'up',
+  'we',
+  'us',
+  'no',
+  'he',
+  'me',
+  'my',
+]);
 
 /** Characters [start, end) of a line's text. */
 export interface TextSpan {
@@ -33,7 +59,8 @@ export interface TextSpan {
 export function inlineFormulaSpans(text: string): TextSpan[] {
   const words = [...text.matchAll(/\S+/gu)].map((m) => ({ word: m[0], start: m.index, end: m.index + m[0].length }));
   const signed = (w: string): boolean => MATH_SIGN.test(w) || RELATION.test(w);
-  const short = (w: string): boolean => !PROSE_WORD.test(w) && !SHORT_WORDS.has(w.replace(/[.,;:]+$/u, '').toLowerCase());
+  const short = (w: string): boolean =>
+    !PROSE_WORD.test(w) && !SHORT_WORDS.has(w.replace(/[.,;:]+$/u, '').toLowerCase());
   const out: TextSpan[] = [];
   let i = 0;
   while (i < words.length) {
@@ -42,7 +69,12 @@ export function inlineFormulaSpans(text: string): TextSpan[] {
       continue;
     }
     let j = i;
-    while (j + 1 < words.length && (signed(words[j + 1].word) || short(words[j + 1].word)) && !/[.;:]$/u.test(words[j].word)) j++;
+    while (
+      j + 1 < words.length &&
+      (signed(words[j + 1].word) || short(words[j + 1].word)) &&
+      !/[.;:]$/u.test(words[j].word)
+    )
+      j++;
     const run = words.slice(i, j + 1);
     i = j + 1;
     // A relation, and an operand beside it (`USER = ALICE` has none: the names are prose words, so the run is `=`).
@@ -85,7 +117,11 @@ const wordCount = (text: string): number => text.match(/\S+/gu)?.length ?? 0;
  * whole. A line needs its glyphs (the alignment of its text) spelling its text exactly, so that its words can be
  * found in its crop.
  */
-export function inlineCandidates(lines: readonly { text: string; glyphs?: readonly Glyph[]; unread?: boolean }[], crops: readonly LineCrop[], skip: ReadonlySet<number>): InlineCandidate[] {
+export function inlineCandidates(
+  lines: readonly { text: string; glyphs?: readonly Glyph[]; unread?: boolean }[],
+  crops: readonly LineCrop[],
+  skip: ReadonlySet<number>,
+): InlineCandidate[] {
   const out: InlineCandidate[] = [];
   lines.forEach((line, i) => {
     const crop = crops[i];
@@ -113,7 +149,15 @@ export function inlineCandidates(lines: readonly { text: string; glyphs?: readon
       const pad = Math.round(crop.height / 4);
       const from = Math.max(run.from, run.ink[0] - pad);
       const to = Math.min(run.to, run.ink[1] + pad);
-      out.push({ line: i, span, first, last, crop: cropColumns(crop, from, to), box: run.box, textConfidence: run.confidence });
+      out.push({
+        line: i,
+        span,
+        first,
+        last,
+        crop: cropColumns(crop, from, to),
+        box: run.box,
+        textConfidence: run.confidence,
+      });
     }
   });
   return out;
@@ -150,7 +194,12 @@ export function withInlineFormulas(line: LineOut, found: readonly InlineFormula[
     const words = [...line.words];
     for (const f of [...sorted].reverse()) {
       if (f.last >= words.length) continue;
-      words.splice(f.first, f.last - f.first + 1, { text: f.latex, box: f.box, confidence: f.confidence, ...(words[f.first].chars ? { chars: [] } : {}) });
+      words.splice(f.first, f.last - f.first + 1, {
+        text: f.latex,
+        box: f.box,
+        confidence: f.confidence,
+        ...(words[f.first].chars ? { chars: [] } : {}),
+      });
     }
     out.words = words;
   }

@@ -37,7 +37,10 @@ const LINE_INK_SHARE = 0.5;
 const SLIVER_HEIGHT = 0.75;
 /** ... there are at most this many bands in all (the line and a sliver above and below it), ... */
 const MAX_BANDS = 3;
-/** ... and the image is at most this many times the band's height (a lower-case line's x-height band can be a third of its crop). */
+/**
+ * ... and the image is at most this many times the band's height (a lower-case line's x-height band can be a third of
+ * its crop).
+ */
 const MAX_HEIGHT_BANDS = 5;
 
 export interface InkBand {
@@ -121,7 +124,12 @@ function inkProfile(img: GrayPage, tone: LineTone): InkProfile {
 }
 
 /** The rows of ink, grouped into bands separated by empty rows; the band holding the most ink is the line. */
-export function inkBand(img: GrayPage, tone: LineTone = lineTone(img), rowShare = BAND_ROW, profile: InkProfile = inkProfile(img, tone)): InkBand | null {
+export function inkBand(
+  img: GrayPage,
+  tone: LineTone = lineTone(img),
+  rowShare = BAND_ROW,
+  profile: InkProfile = inkProfile(img, tone),
+): InkBand | null {
   const { rows, cols } = profile;
   const { width, height } = img;
   let busiest = 0;
@@ -153,10 +161,11 @@ export function inkBand(img: GrayPage, tone: LineTone = lineTone(img), rowShare 
 }
 
 /**
- * Whether a whole image is one line of text (perhaps with a sliver of a neighbour), not a page or a block. By
- * all of its inked rows: one band holds most of the ink, no taller than a line gets (MAX_LINE_PX), any other
- * band (a sliver of the lines above and below, at most) is much thinner, and the image is not many times
- * taller than the band. By the dense rows: one band holds most of the ink too (a page's lines each hold a small share, though its inked rows can run together).
+ * Whether a whole image is one line of text (perhaps with a sliver of a neighbour), not a page or a block. By all of
+ * its inked rows: one band holds most of the ink, no taller than a line gets (MAX_LINE_PX), any other band (a sliver of
+ * the lines above and below, at most) is much thinner, and the image is not many times taller than the band. By the
+ * dense rows: one band holds most of the ink too (a page's lines each hold a small share, though its inked rows can run
+ * together).
  */
 export function isOneLine(img: GrayPage): boolean {
   return oneLineAlong(img, false);
@@ -178,10 +187,19 @@ function oneLineAlong(img: GrayPage, down: boolean): boolean {
   const dense = inkBand(dims, tone, BAND_ROW, profile);
   if (!all || !dense) return false;
   const h = all.bottom - all.top + 1;
-  return h <= MAX_LINE_PX && all.count <= MAX_BANDS && all.share >= LINE_INK_SHARE && dense.share >= LINE_INK_SHARE && all.otherHeight <= SLIVER_HEIGHT * h && height <= MAX_HEIGHT_BANDS * h;
+  return (
+    h <= MAX_LINE_PX &&
+    all.count <= MAX_BANDS &&
+    all.share >= LINE_INK_SHARE &&
+    dense.share >= LINE_INK_SHARE &&
+    all.otherHeight <= SLIVER_HEIGHT * h &&
+    height <= MAX_HEIGHT_BANDS * h
+  );
 }
 
-/** A line on its side is at least this many times longer than thick: a few characters (a glyph or two is not turned). */
+/**
+ * A line on its side is at least this many times longer than thick: a few characters (a glyph or two is not turned).
+ */
 const MIN_TURNED_LENGTH = 3;
 
 /**
@@ -198,7 +216,10 @@ export function lineImageTurn(img: GrayPage): 0 | 90 | null {
 }
 
 /** Paper to add on each side so the ink sits in the crop as it does in a training line. */
-export function lineMargins(img: GrayPage, band: InkBand): { top: number; bottom: number; left: number; right: number } {
+export function lineMargins(
+  img: GrayPage,
+  band: InkBand,
+): { top: number; bottom: number; left: number; right: number } {
   const ink = band.bottom - band.top + 1;
   const grow = Math.max(0, Math.round((ink / MAX_INK_SHARE - img.height) / 2));
   const side = Math.round((img.height + 2 * grow) * SIDE_MARGIN);
@@ -222,7 +243,11 @@ export async function cropLineImage(img: GrayPage, spec: LineCropSpec): Promise<
   if (tone.inverted) src = src.negate();
   const paper = { r: tone.paper, g: tone.paper, b: tone.paper };
   // sharp resizes before it extends within one pipeline: pad first, then scale the padded image.
-  const padded = await src.extend({ ...pad, background: paper }).toColourspace('b-w').raw().toBuffer();
+  const padded = await src
+    .extend({ ...pad, background: paper })
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer();
   const crop = await scaleToLine(sharp(padded, { raw: { width: w, height: h, channels: 1 } }), w, h, spec);
   return { ...crop, place: { x: -pad.left, y: -pad.top, width: w, height: h } };
 }

@@ -77,11 +77,18 @@ export function codeMarkdown(value: string): string {
 
 /** A block's markdown set apart as a block quote (a boxed note): every line behind `> `. */
 export function quoteMarkdown(markdown: string): string {
-  return markdown.split('\n').map((l) => (l ? `> ${l}` : '>')).join('\n');
+  return markdown
+    .split('\n')
+    .map((l) => (l ? `> ${l}` : '>'))
+    .join('\n');
 }
 
 export function headingMarkdown(value: string, depth: number): string {
-  const h: Heading = { type: 'heading', depth: Math.min(6, Math.max(1, depth)) as Heading['depth'], children: text(value) };
+  const h: Heading = {
+    type: 'heading',
+    depth: Math.min(6, Math.max(1, depth)) as Heading['depth'],
+    children: text(value),
+  };
   return write(h, hasMath(value));
 }
 
@@ -105,8 +112,14 @@ export function tableMarkdown(cells: readonly (readonly string[])[]): string {
     type: 'table',
     children: cells.map((r) => ({
       type: 'tableRow',
-      children: Array.from({ length: cols }, (_, i) => ({ type: 'tableCell', children: text((r[i] ?? '').replace(/\s+/g, ' ').trim()) })),
+      children: Array.from({ length: cols }, (_, i) => ({
+        type: 'tableCell',
+        children: text((r[i] ?? '').replace(/\s+/g, ' ').trim()),
+      })),
     })),
   };
-  return write(table, cells.some((r) => r.some(hasMath)));
+  return write(
+    table,
+    cells.some((r) => r.some(hasMath)),
+  );
 }

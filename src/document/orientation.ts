@@ -45,5 +45,9 @@ export async function turnPage(page: GrayPage, turn: Turn): Promise<GrayPage> {
     .raw()
     .toBuffer({ resolveWithObject: true });
   if (info.channels !== 1) throw new Error(`turned page came back with ${info.channels} channels`);
-  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
+  return {
+    width: info.width,
+    height: info.height,
+    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+  };
 }

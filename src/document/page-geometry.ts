@@ -31,15 +31,25 @@ export type Matrix = [number, number, number, number, number, number];
 /** `a` then `b`. */
 export function concat(a: Matrix, b: Matrix): Matrix {
   return [
-    a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-    a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3],
-    a[4] * b[0] + a[5] * b[2] + b[4], a[4] * b[1] + a[5] * b[3] + b[5],
+    a[0] * b[0] + a[1] * b[2],
+    a[0] * b[1] + a[1] * b[3],
+    a[2] * b[0] + a[3] * b[2],
+    a[2] * b[1] + a[3] * b[3],
+    a[4] * b[0] + a[5] * b[2] + b[4],
+    a[4] * b[1] + a[5] * b[3] + b[5],
   ];
 }
 
 export function invert(m: Matrix): Matrix {
   const det = m[0] * m[3] - m[1] * m[2];
-  return [m[3] / det, -m[1] / det, -m[2] / det, m[0] / det, (m[2] * m[5] - m[3] * m[4]) / det, (m[1] * m[4] - m[0] * m[5]) / det];
+  return [
+    m[3] / det,
+    -m[1] / det,
+    -m[2] / det,
+    m[0] / det,
+    (m[2] * m[5] - m[3] * m[4]) / det,
+    (m[1] * m[4] - m[0] * m[5]) / det,
+  ];
 }
 
 export function apply(m: Matrix, [x, y]: Point): Point {
@@ -59,12 +69,22 @@ export function readToSource(frame: PageFrame): Matrix {
   // turnPage turned the incoming page (or its straightened sheet) clockwise by `turn`: undo it.
   const W = frame.sheet?.width ?? frame.width;
   const H = frame.sheet?.height ?? frame.height;
-  const unturn: Record<Turn, Matrix> = { 0: [1, 0, 0, 1, 0, 0], 90: [0, -1, 1, 0, 0, H], 180: [-1, 0, 0, -1, W, H], 270: [0, 1, -1, 0, W, 0] };
+  const unturn: Record<Turn, Matrix> = {
+    0: [1, 0, 0, 1, 0, 0],
+    90: [0, -1, 1, 0, 0, H],
+    180: [-1, 0, 0, -1, W, H],
+    270: [0, 1, -1, 0, W, 0],
+  };
   return concat(straight, unturn[frame.turn]);
 }
 
 function cornersOf(box: Box): Point[] {
-  return [[box.x, box.y], [box.x + box.width, box.y], [box.x, box.y + box.height], [box.x + box.width, box.y + box.height]];
+  return [
+    [box.x, box.y],
+    [box.x + box.width, box.y],
+    [box.x, box.y + box.height],
+    [box.x + box.width, box.y + box.height],
+  ];
 }
 
 /** The smallest box holding `box`'s corners mapped by `m`. */
@@ -75,12 +95,22 @@ export function mapBox(m: Matrix, box: Box): Box {
 function boundsOf(pts: Point[]): Box {
   const x0 = Math.min(...pts.map((p) => p[0]));
   const y0 = Math.min(...pts.map((p) => p[1]));
-  return { x: x0, y: y0, width: Math.max(...pts.map((p) => p[0])) - x0, height: Math.max(...pts.map((p) => p[1])) - y0 };
+  return {
+    x: x0,
+    y: y0,
+    width: Math.max(...pts.map((p) => p[0])) - x0,
+    height: Math.max(...pts.map((p) => p[1])) - y0,
+  };
 }
 
 /** The straightened sheet's rectangle -> the photograph it was found in. */
 function sheetToSource(sheet: NonNullable<PageFrame['sheet']>): (p: Point) => Point {
-  const rect = [{ x: 0, y: 0 }, { x: sheet.width, y: 0 }, { x: sheet.width, y: sheet.height }, { x: 0, y: sheet.height }];
+  const rect = [
+    { x: 0, y: 0 },
+    { x: sheet.width, y: 0 },
+    { x: sheet.width, y: sheet.height },
+    { x: 0, y: sheet.height },
+  ];
   const h = homography(rect, sheet.corners);
   if (!h) return (p) => p;
   return ([x, y]) => {
@@ -113,7 +143,10 @@ export function toSourceBox(frame: PageFrame, box: Box): Box {
   return sourceBoxes(frame)(box);
 }
 
-/** A page read in `frame`'s turned and straightened page, with every box (blocks, lines, words) in the page as it came in. */
+/**
+ * A page read in `frame`'s turned and straightened page, with every box (blocks, lines, words) in the page as it came
+ * in.
+ */
 export function inSourceFrame(page: PageOut, frame: PageFrame): PageOut {
   // Most pages are read as they came: nothing to map.
   if (readAsItCame(frame)) return { ...page, width: frame.width, height: frame.height, skew: 0 };
@@ -131,7 +164,15 @@ export function inSourceFrame(page: PageOut, frame: PageFrame): PageOut {
       lines: b.lines.map((l) => ({
         ...l,
         box: map(l.box),
-        ...(l.words ? { words: l.words.map((w) => ({ ...w, box: map(w.box), ...(w.chars ? { chars: w.chars.map((c) => ({ ...c, box: map(c.box) })) } : {}) })) } : {}),
+        ...(l.words
+          ? {
+              words: l.words.map((w) => ({
+                ...w,
+                box: map(w.box),
+                ...(w.chars ? { chars: w.chars.map((c) => ({ ...c, box: map(c.box) })) } : {}),
+              })),
+            }
+          : {}),
       })),
     })),
   };

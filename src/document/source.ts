@@ -37,31 +37,47 @@ export interface DocumentSource {
   render(index: number): Promise<GrayPage>;
   /** The PDF's own text for the page, where it has one. */
   textLayer(index: number): string | null;
-  /** The same, character by character with its box in the rendered page's pixels (text-layer.ts matches them to lines). */
+  /**
+   * The same, character by character with its box in the rendered page's pixels (text-layer.ts matches them to lines).
+   */
   textLayerChars(index: number): LayerChar[] | null;
   /** Free what the source holds outside the JavaScript heap (a PDF's WebAssembly copy); idempotent. */
   close(): void;
 }
-
 
 function pickPages(pageCount: number, range: string | undefined, file: string, limits: SourceLimits): number[] {
   if (pageCount === 0) throw new DocumentError('EMPTY_DOCUMENT', file, 'the document has no pages');
   if (range !== undefined && range.trim() !== '') {
     const pages = parsePageRange(range, pageCount, file);
     if (pages.length > limits.maxPages) {
-      throw new DocumentError('TOO_MANY_PAGES', file, `the range asks for ${pages.length} pages; at most ${limits.maxPages} per request`);
+      throw new DocumentError(
+        'TOO_MANY_PAGES',
+        file,
+        `the range asks for ${pages.length} pages; at most ${limits.maxPages} per request`,
+      );
     }
     return pages;
   }
   if (pageCount > limits.maxPages) {
-    throw new DocumentError('TOO_MANY_PAGES', file, `the document has ${pageCount} pages; at most ${limits.maxPages} per request: send a page range such as "0-${limits.maxPages - 1}"`);
+    throw new DocumentError(
+      'TOO_MANY_PAGES',
+      file,
+      `the document has ${pageCount} pages; at most ${limits.maxPages} per ` +
+        `request: send a page range such as "0-${limits.maxPages - 1}"`,
+    );
   }
   return Array.from({ length: pageCount }, (_, i) => i);
 }
 
 // A page that comes out blank from a damaged file is a CORRUPT_PDF, not an empty success: mupdf says so on its
 // log (mupdf.ts), not with an exception.
-function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string | undefined, limits: SourceLimits): DocumentSource {
+function openPdf(
+  m: MupdfModule,
+  bytes: Uint8Array,
+  file: string,
+  range: string | undefined,
+  limits: SourceLimits,
+): DocumentSource {
   let doc: mupdf.Document;
   drainLog();
   try {
@@ -74,7 +90,8 @@ function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string 
   let pageCount: number;
   let pages: number[];
   try {
-    if (doc.needsPassword()) throw new DocumentError('ENCRYPTED_PDF', file, 'the PDF is encrypted with a password; send it decrypted');
+    if (doc.needsPassword())
+      throw new DocumentError('ENCRYPTED_PDF', file, 'the PDF is encrypted with a password; send it decrypted');
     try {
       pageCount = doc.countPages();
     } catch (e) {
@@ -118,7 +135,11 @@ function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string 
       const said = drainLog();
       // A blank page is a blank page, unless mupdf had to patch the file or the page up to draw it.
       if ((damage.length || said.length) && !out.data.some((v) => v < 128)) {
-        throw new DocumentError('CORRUPT_PDF', file, `page ${i} is damaged and renders blank (mupdf: ${[...damage, ...said][0]})`);
+        throw new DocumentError(
+          'CORRUPT_PDF',
+          file,
+          `page ${i} is damaged and renders blank (mupdf: ${[...damage, ...said][0]})`,
+        );
       }
       return out;
     },
@@ -129,7 +150,12 @@ function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string 
         try {
           const st = page.toStructuredText('preserve-whitespace');
           try {
-            text = st.asText().replace(/[ \t]+/g, ' ').replace(/\n\s*\n+/g, '\n').trim() || null;
+            text =
+              st
+                .asText()
+                .replace(/[ \t]+/g, ' ')
+                .replace(/\n\s*\n+/g, '\n')
+                .trim() || null;
           } finally {
             st.destroy();
           }
@@ -155,7 +181,13 @@ function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string 
               const xs = [q[0], q[2], q[4], q[6]];
               const ys = [q[1], q[3], q[5], q[7]];
               const [l, t] = [Math.min(...xs), Math.min(...ys)];
-              out.push({ c, x: (l - x0) * scale, y: (t - y0) * scale, width: (Math.max(...xs) - l) * scale, height: (Math.max(...ys) - t) * scale });
+              out.push({
+                c,
+                x: (l - x0) * scale,
+                y: (t - y0) * scale,
+                width: (Math.max(...xs) - l) * scale,
+                height: (Math.max(...ys) - t) * scale,
+              });
             },
           });
           return out.length ? out : null;
@@ -176,7 +208,11 @@ function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string 
     const w = Math.ceil((x1 - x0) * scale);
     const h = Math.ceil((y1 - y0) * scale);
     if (w * h > limits.maxPixels) {
-      throw new DocumentError('IMAGE_TOO_LARGE', file, `page ${i} would render at ${w}x${h}, over the limit of ${limits.maxPixels} pixels`);
+      throw new DocumentError(
+        'IMAGE_TOO_LARGE',
+        file,
+        `page ${i} would render at ${w}x${h}, over the limit of ${limits.maxPixels} pixels`,
+      );
     }
     let pix: mupdf.Pixmap | null = null;
     try {
@@ -196,7 +232,13 @@ function openPdf(m: MupdfModule, bytes: Uint8Array, file: string, range: string 
   }
 }
 
-async function openImage(bytes: Uint8Array, file: string, format: SniffedFormat, range: string | undefined, limits: SourceLimits): Promise<DocumentSource> {
+async function openImage(
+  bytes: Uint8Array,
+  file: string,
+  format: SniffedFormat,
+  range: string | undefined,
+  limits: SourceLimits,
+): Promise<DocumentSource> {
   let pageCount = 1;
   if (format === 'tiff') {
     const sharp = await loadSharp();
@@ -218,11 +260,22 @@ async function openImage(bytes: Uint8Array, file: string, format: SniffedFormat,
   };
 }
 
-export async function openSource(bytes: Uint8Array, file: string, range?: string, limits: SourceLimits = DEFAULT_SOURCE_LIMITS): Promise<DocumentSource> {
+export async function openSource(
+  bytes: Uint8Array,
+  file: string,
+  range?: string,
+  limits: SourceLimits = DEFAULT_SOURCE_LIMITS,
+): Promise<DocumentSource> {
   if (bytes.length === 0) throw new DocumentError('EMPTY_INPUT', file, 'the file is empty');
   const format = sniffFormat(bytes);
   if (format === null) {
-    throw new DocumentError('UNSUPPORTED_FORMAT', file, 'not a supported document (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them');
+    throw new DocumentError(
+      'UNSUPPORTED_FORMAT',
+      file,
+      'not a supported document (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them',
+    );
   }
-  return format === 'pdf' ? openPdf(await loadMupdf(), bytes, file, range, limits) : openImage(bytes, file, format, range, limits);
+  return format === 'pdf'
+    ? openPdf(await loadMupdf(), bytes, file, range, limits)
+    : openImage(bytes, file, format, range, limits);
 }

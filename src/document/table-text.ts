@@ -16,8 +16,10 @@ export interface TableText {
 
 const CURRENCY = /^[$€£¥₹]$/;
 
-const spanAt = (t: TableText, r: number, c: number): TableSpan | undefined => t.spans.find((s) => s.row === r && s.col === c);
-const covers = (s: TableSpan, r: number, c: number): boolean => r >= s.row && r < s.row + s.rowSpan && c >= s.col && c < s.col + s.colSpan;
+const spanAt = (t: TableText, r: number, c: number): TableSpan | undefined =>
+  t.spans.find((s) => s.row === r && s.col === c);
+const covers = (s: TableSpan, r: number, c: number): boolean =>
+  r >= s.row && r < s.row + s.rowSpan && c >= s.col && c < s.col + s.colSpan;
 
 /** Columns of currency signs folded into the column to their right ("$" + "2,416" -> "$2,416"). */
 export function foldCurrencyColumns(t: TableText): TableText {
@@ -31,7 +33,8 @@ export function foldCurrencyColumns(t: TableText): TableText {
       const out = [...row];
       const own = out[c].trim();
       // A header cell starting here and spanning on: its text moves with its span's start.
-      if (own && !spanAt(cur, r, c)) out[c + 1] = CURRENCY.test(own) ? `${own}${out[c + 1]}` : `${own} ${out[c + 1]}`.trim();
+      if (own && !spanAt(cur, r, c))
+        out[c + 1] = CURRENCY.test(own) ? `${own}${out[c + 1]}` : `${own} ${out[c + 1]}`.trim();
       else if (own) out[c + 1] = own;
       out.splice(c, 1);
       return out;
@@ -59,12 +62,20 @@ export function tableToMarkdown(t: TableText): string {
     cells.forEach((text, c) => {
       if (t.spans.some((s) => covers(s, r, c) && !(s.row === r && s.col === c))) return;
       const s = spanAt(t, r, c);
-      const attrs = `${s && s.colSpan > 1 ? ` colspan="${s.colSpan}"` : ''}${s && s.rowSpan > 1 ? ` rowspan="${s.rowSpan}"` : ''}`;
+      const colspan = s && s.colSpan > 1 ? ` colspan="${s.colSpan}"` : '';
+      const attrs = `${colspan}${s && s.rowSpan > 1 ? ` rowspan="${s.rowSpan}"` : ''}`;
       out.push(`<${tag}${attrs}>${escapeHtml(withDollarMath(text).replace(/\s+/g, ' ').trim())}</${tag}>`);
     });
     return `<tr>${out.join('')}</tr>`;
   };
   const head = t.cells.slice(0, t.headerRows).map((cells, r) => row(cells, r, 'th'));
   const body = t.cells.slice(t.headerRows).map((cells, i) => row(cells, t.headerRows + i, 'td'));
-  return ['<table>', ...(head.length ? ['<thead>', ...head, '</thead>'] : []), '<tbody>', ...body, '</tbody>', '</table>'].join('\n');
+  return [
+    '<table>',
+    ...(head.length ? ['<thead>', ...head, '</thead>'] : []),
+    '<tbody>',
+    ...body,
+    '</tbody>',
+    '</table>',
+  ].join('\n');
 }

@@ -37,7 +37,8 @@ function words(glyphs: readonly Glyph[]): Span[] {
   const out: Span[] = [];
   let cur: Glyph[] = [];
   const flush = (): void => {
-    if (cur.length) out.push({ glyphs: cur, x0: Math.min(...cur.map((g) => g.x0)), x1: Math.max(...cur.map((g) => g.x1)) });
+    if (cur.length)
+      out.push({ glyphs: cur, x0: Math.min(...cur.map((g) => g.x0)), x1: Math.max(...cur.map((g) => g.x1)) });
     cur = [];
   };
   for (const g of glyphs) {
@@ -77,7 +78,13 @@ function inkRows(crop: LineCrop, ink: (x: number, y: number) => boolean): [numbe
 }
 
 /** Ink columns in [from, to) on rows [top, bottom]: the first and one past the last; null where there is none. */
-function inkColumns(ink: (x: number, y: number) => boolean, from: number, to: number, top: number, bottom: number): [number, number] | null {
+function inkColumns(
+  ink: (x: number, y: number) => boolean,
+  from: number,
+  to: number,
+  top: number,
+  bottom: number,
+): [number, number] | null {
   let left = -1;
   let right = -1;
   for (let x = from; x < to; x++) {
@@ -108,11 +115,20 @@ function pageBox(crop: LineCrop, place: CropPlace, x0: number, x1: number, top: 
  * page, as tall as the line's ink; with the mean probability of their characters. Null where the glyphs do not
  * hold that run.
  */
-export function glyphRun(crop: LineCrop, place: CropPlace, glyphs: readonly Glyph[], first: number, last: number): { from: number; to: number; ink: [number, number]; box: Box; confidence: number } | null {
+export function glyphRun(
+  crop: LineCrop,
+  place: CropPlace,
+  glyphs: readonly Glyph[],
+  first: number,
+  last: number,
+): { from: number; to: number; ink: [number, number]; box: Box; confidence: number } | null {
   if (first < 0 || last >= glyphs.length || first > last) return null;
   const ink = inkTest(crop);
   const [top, bottom] = inkRows(crop, ink);
-  const before = glyphs.slice(0, first).filter((g) => !/\s/u.test(g.char)).pop();
+  const before = glyphs
+    .slice(0, first)
+    .filter((g) => !/\s/u.test(g.char))
+    .pop();
   const after = glyphs.slice(last + 1).find((g) => !/\s/u.test(g.char));
   const own = glyphs.slice(first, last + 1).filter((g) => !/\s/u.test(g.char));
   if (!own.length) return null;
@@ -131,7 +147,12 @@ export function glyphRun(crop: LineCrop, place: CropPlace, glyphs: readonly Glyp
  * `chars`: each word's characters too, each owning the columns half-way to its neighbours' aligned frames
  * within the word, drawn tight round the ink there (glyphs that touch, as "rn" can, share the split).
  */
-export function lineWords(crop: LineCrop, place: CropPlace, glyphs: readonly Glyph[], opts: { chars?: boolean } = {}): WordOut[] {
+export function lineWords(
+  crop: LineCrop,
+  place: CropPlace,
+  glyphs: readonly Glyph[],
+  opts: { chars?: boolean } = {},
+): WordOut[] {
   const spans = words(glyphs);
   const ink = inkTest(crop);
   const [lineTop, lineBottom] = inkRows(crop, ink);

@@ -18,7 +18,14 @@ import { type ForwardObservation, Scheduler, type SchedulerOptions } from './dec
 import type { EvidenceFit } from './ctc/score.js';
 import type { LineOutput } from './decode/sequence.js';
 import { runVisionChunks } from './vision/visual-state.js';
-import { type CropPiece, cutWideCrop, joinPieces, MAX_PIECES, type PieceReading, PieceStream } from './vision/wide-crops.js';
+import {
+  type CropPiece,
+  cutWideCrop,
+  joinPieces,
+  MAX_PIECES,
+  type PieceReading,
+  PieceStream,
+} from './vision/wide-crops.js';
 
 export interface LineReading {
   text: string;
@@ -116,7 +123,11 @@ export class Engine {
     const { idleReleaseMs, collect } = opts;
     const bundle = await loadBundle(dir, opts);
     const readChars = opts.readChars === null ? undefined : (opts.readChars ?? bundle.config.image.readChars);
-    const engine = new Engine(bundle, { maxBatch: Math.max(1, opts.maxBatch ?? defaultMaxBatch(bundle.device)), idleReleaseMs, collect }, readChars);
+    const engine = new Engine(
+      bundle,
+      { maxBatch: Math.max(1, opts.maxBatch ?? defaultMaxBatch(bundle.device)), idleReleaseMs, collect },
+      readChars,
+    );
     if (opts.warmUp ?? isGpu(bundle.device)) {
       try {
         await engine.warmUp();
@@ -138,7 +149,11 @@ export class Engine {
     const crops = goldenCrops(this.bundle).filter((c) => c.width <= this.bundle.config.image.maxWidth);
     if (!crops.length) return 0;
     const plain = { drafter: 'none', verifier: 'greedy' } as const;
-    for (const decoding of [undefined, plain]) await this.read(crops.map((c) => [c]), { decoding, unreadScripts: false });
+    for (const decoding of [undefined, plain])
+      await this.read(
+        crops.map((c) => [c]),
+        { decoding, unreadScripts: false },
+      );
     return performance.now() - t0;
   }
 
@@ -196,8 +211,14 @@ export class Engine {
     return resolveDecoding(decoding, this.bundle.config, { regions: opts.regions ?? this.readsRegions });
   }
 
-  async readLines(crops: readonly GrayCrop[], opts: ReadOptions = {}): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
-    const { lines, metrics } = await this.read(crops.map((c) => [c]), opts);
+  async readLines(
+    crops: readonly GrayCrop[],
+    opts: ReadOptions = {},
+  ): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
+    const { lines, metrics } = await this.read(
+      crops.map((c) => [c]),
+      opts,
+    );
     return { lines, metrics };
   }
 
@@ -205,10 +226,21 @@ export class Engine {
    * Read multi-line regions (region bundles): each region's line crops, top to bottom, are read as one sequence,
    * the decoder attending to every line's visual tokens at once. Verifiers: greedy (the default here) or tree.
    */
-  async readRegions(regions: readonly (readonly GrayCrop[])[], opts: ReadOptions = {}): Promise<{ regions: RegionReading[]; metrics: ReadMetrics }> {
-    const { lines, glyphs, metrics } = await this.read(regions, { ...opts, decoding: this.regionDecoding(opts.decoding) }, true);
+  async readRegions(
+    regions: readonly (readonly GrayCrop[])[],
+    opts: ReadOptions = {},
+  ): Promise<{ regions: RegionReading[]; metrics: ReadMetrics }> {
+    const { lines, glyphs, metrics } = await this.read(
+      regions,
+      { ...opts, decoding: this.regionDecoding(opts.decoding) },
+      true,
+    );
     return {
-      regions: lines.map((l, i) => ({ ...l, lines: l.text.split('\n'), ...(glyphs[i] ? { lineGlyphs: glyphs[i] } : {}) })),
+      regions: lines.map((l, i) => ({
+        ...l,
+        lines: l.text.split('\n'),
+        ...(glyphs[i] ? { lineGlyphs: glyphs[i] } : {}),
+      })),
       metrics,
     };
   }
@@ -221,7 +253,10 @@ export class Engine {
   /** A region read's decoding: greedy unless told, and never a verifier that scores one line's CTC frames. */
   private regionDecoding(decoding: UncheckedDecoding | undefined): DecodingOptions {
     if (!this.bundle.config.region) {
-      throw new EngineError('REGIONS_UNSUPPORTED', `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`);
+      throw new EngineError(
+        'REGIONS_UNSUPPORTED',
+        `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`,
+      );
     }
     return this.resolve(decoding, { regions: true });
   }
@@ -232,7 +267,10 @@ export class Engine {
    * lines than it has crops (two lines merged, one split) is read again one line at a time, so every crop gets
    * its own text. Readings come back flat, in the blocks' order, one per crop.
    */
-  async readBlocks(blocks: readonly (readonly GrayCrop[])[], opts: ReadOptions = {}): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
+  async readBlocks(
+    blocks: readonly (readonly GrayCrop[])[],
+    opts: ReadOptions = {},
+  ): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
     const region = this.bundle.config.region;
     if (!region) return this.readLines(blocks.flat(), opts);
     const runs: { first: number; crops: readonly GrayCrop[] }[] = [];
@@ -248,22 +286,34 @@ export class Engine {
     const onTokens = opts.onTokens;
     // A region's tokens go to its lines in turn: a line break moves on to the next line.
     const seen = runs.map(() => 0);
-    const read = await this.read(runs.map((r) => r.crops), {
-      ...opts,
-      evidence: undefined,
-      metrics,
-      decoding,
-      onLine: undefined,
-      onTokens: onTokens ? (k, text, fromDraft, drafted) => {
-        let at = 0;
-        for (const part of text.split('\n')) {
-          if (part) onTokens(runs[k].first + Math.min(seen[k], runs[k].crops.length - 1), part, fromDraft.slice(at, at + part.length), drafted);
-          at += part.length + 1;
-          seen[k]++;
-        }
-        seen[k]--;
-      } : undefined,
-    }, true);
+    const read = await this.read(
+      runs.map((r) => r.crops),
+      {
+        ...opts,
+        evidence: undefined,
+        metrics,
+        decoding,
+        onLine: undefined,
+        onTokens: onTokens
+          ? (k, text, fromDraft, drafted) => {
+              let at = 0;
+              for (const part of text.split('\n')) {
+                if (part)
+                  onTokens(
+                    runs[k].first + Math.min(seen[k], runs[k].crops.length - 1),
+                    part,
+                    fromDraft.slice(at, at + part.length),
+                    drafted,
+                  );
+                at += part.length + 1;
+                seen[k]++;
+              }
+              seen[k]--;
+            }
+          : undefined,
+      },
+      true,
+    );
     const lines: LineReading[] = new Array(first);
     const redo: number[] = [];
     read.lines.forEach((r, k) => {
@@ -274,12 +324,22 @@ export class Engine {
       }
       texts.forEach((text, j) => {
         const glyphs = read.glyphs[k]?.[j];
-        lines[runs[k].first + j] = { text, ids: this.bundle.tokenizer.encode(text), confidence: r.confidence, ctcText: r.ctcText.split('\n')[j] ?? '', ...(glyphs ? { glyphs } : {}) };
+        lines[runs[k].first + j] = {
+          text,
+          ids: this.bundle.tokenizer.encode(text),
+          confidence: r.confidence,
+          ctcText: r.ctcText.split('\n')[j] ?? '',
+          ...(glyphs ? { glyphs } : {}),
+        };
       });
     });
     if (redo.length) {
       // With the regions' own verifier: a page's lines are read one way whether or not their run was re-read.
-      const again = await this.read(redo.flatMap((k) => runs[k].crops.map((c) => [c])), { ...opts, evidence: undefined, decoding, metrics, onTokens: undefined, onLine: undefined }, true);
+      const again = await this.read(
+        redo.flatMap((k) => runs[k].crops.map((c) => [c])),
+        { ...opts, evidence: undefined, decoding, metrics, onTokens: undefined, onLine: undefined },
+        true,
+      );
       let at = 0;
       for (const k of redo) runs[k].crops.forEach((_, j) => (lines[runs[k].first + j] = again.lines[at++]));
     }
@@ -288,7 +348,11 @@ export class Engine {
   }
 
   /** `regions`: the items are read with region decoding (a region bundle's lines, as well as its regions). */
-  private async read(items: readonly (readonly GrayCrop[])[], opts: ReadOptions, regions = false): Promise<{ lines: LineReading[]; glyphs: (Glyph[][] | undefined)[]; metrics: ReadMetrics }> {
+  private async read(
+    items: readonly (readonly GrayCrop[])[],
+    opts: ReadOptions,
+    regions = false,
+  ): Promise<{ lines: LineReading[]; glyphs: (Glyph[][] | undefined)[]; metrics: ReadMetrics }> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     const decoding = this.resolve(opts.decoding, { regions });
     const { tokenizer } = this.bundle;
@@ -305,25 +369,32 @@ export class Engine {
     const onTokens = opts.onTokens;
     const decoded = (ids: readonly number[]): string => tokenizer.decode(ids);
     type Tokens = (text: string, fromDraft: readonly boolean[], drafted: number) => void;
-    const readOne = (crops: readonly GrayCrop[], maxChars: number | undefined, tokens: Tokens | undefined, evidence?: string): Promise<LineOutput> =>
-      this.scheduler.read({
-        crops,
-        drafter,
-        verifier,
-        draftLength: decoding.draftLength,
-        context,
-        metrics,
-        visualKeep: decoding.visualTokens.keep,
-        align: opts.align,
-        signal: opts.signal,
-        ...(maxChars !== undefined ? { maxChars } : {}),
-        ...(opts.unreadScripts && this.bundle.config.scriptGate ? { unreadGate: this.bundle.config.scriptGate } : {}),
-        onTokens: tokens ? (ids, fromDraft, drafted) => tokens(decoded(ids), fromDraft, drafted) : undefined,
-        ...(evidence !== undefined ? { evidence: tokenizer.encode(evidence) } : {}),
-      }).then((out) => {
-        if (!out.tooLong) metrics.vision(out.visionGroup, out.visionMs);
-        return out;
-      });
+    const readOne = (
+      crops: readonly GrayCrop[],
+      maxChars: number | undefined,
+      tokens: Tokens | undefined,
+      evidence?: string,
+    ): Promise<LineOutput> =>
+      this.scheduler
+        .read({
+          crops,
+          drafter,
+          verifier,
+          draftLength: decoding.draftLength,
+          context,
+          metrics,
+          visualKeep: decoding.visualTokens.keep,
+          align: opts.align,
+          signal: opts.signal,
+          ...(maxChars !== undefined ? { maxChars } : {}),
+          ...(opts.unreadScripts && this.bundle.config.scriptGate ? { unreadGate: this.bundle.config.scriptGate } : {}),
+          onTokens: tokens ? (ids, fromDraft, drafted) => tokens(decoded(ids), fromDraft, drafted) : undefined,
+          ...(evidence !== undefined ? { evidence: tokenizer.encode(evidence) } : {}),
+        })
+        .then((out) => {
+          if (!out.tooLong) metrics.vision(out.visionGroup, out.visionMs);
+          return out;
+        });
     const { maxWidth, height } = this.bundle.config.image;
     const { readChars } = this;
     /**
@@ -331,7 +402,12 @@ export class Engine {
      * Otherwise whole, unless the CTC head reads more than readChars characters on it (the scheduler then sends it
      * back undecoded): then in pieces sized to hold about readChars each. Pieces are read the same way in turn.
      */
-    const readLine = async (crop: GrayCrop, tokens: Tokens | undefined, judge = true, evidence?: string): Promise<PieceReading & { ids?: number[]; fit?: EvidenceFit }> => {
+    const readLine = async (
+      crop: GrayCrop,
+      tokens: Tokens | undefined,
+      judge = true,
+      evidence?: string,
+    ): Promise<PieceReading & { ids?: number[]; fit?: EvidenceFit }> => {
       let pieces: CropPiece[];
       let fit: EvidenceFit | undefined;
       if (crop.width > maxWidth) pieces = this.piecesOf(crop);
@@ -340,38 +416,61 @@ export class Engine {
         const limit = judge && readChars !== undefined && crop.width > 4 * height ? readChars : undefined;
         const out = await readOne([crop], limit, tokens, evidence);
         if (!out.tooLong) {
-          return { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc), ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}), ...(out.unread ? { unread: true } : {}), ...(out.fit ? { fit: out.fit } : {}) };
+          return {
+            text: decoded(out.ids),
+            ids: out.ids,
+            confidence: out.confidence,
+            ctcText: decoded(out.ctc),
+            ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}),
+            ...(out.unread ? { unread: true } : {}),
+            ...(out.fit ? { fit: out.fit } : {}),
+          };
         }
-        pieces = cutWideCrop(crop, Math.min(this.readWidth, Math.floor((crop.width * (readChars ?? 1)) / out.ctc.length)), maxWidth);
+        pieces = cutWideCrop(
+          crop,
+          Math.min(this.readWidth, Math.floor((crop.width * (readChars ?? 1)) / out.ctc.length)),
+          maxWidth,
+        );
         fit = out.fit;
       }
       const stream = tokens ? new PieceStream(pieces.length, tokens) : null;
-      const readings = await Promise.all(pieces.map((p, j) =>
-        readLine(p.crop, stream ? (text, fromDraft, drafted) => stream.tokens(j, text, fromDraft, drafted) : undefined, pieces.length > 1).then((r) => {
-          stream?.finished(j);
-          return r;
-        })));
+      const readings = await Promise.all(
+        pieces.map((p, j) =>
+          readLine(
+            p.crop,
+            stream ? (text, fromDraft, drafted) => stream.tokens(j, text, fromDraft, drafted) : undefined,
+            pieces.length > 1,
+          ).then((r) => {
+            stream?.finished(j);
+            return r;
+          }),
+        ),
+      );
       return { ...joinPieces(pieces, readings), ...(fit ? { fit } : {}) };
     };
-    await Promise.all(order.map(async (i) => {
-      const crops = items[i];
-      const tokens: Tokens | undefined = onTokens ? (text, fromDraft, drafted) => onTokens(i, text, fromDraft, drafted) : undefined;
-      let reading: LineReading;
-      if (crops.length > 1) {
-        // A region's crops go as they are (a region bundle learnt lines of at most 100 characters).
-        const out = await readOne(crops, undefined, tokens);
-        glyphs[i] = out.glyphs;
-        reading = { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc) };
-      } else {
-        checkCrop(crops[0], this.imageSpec);
-        const r = await readLine(crops[0], tokens, true, opts.evidence?.[i]);
-        glyphs[i] = r.glyphs ? [r.glyphs] : undefined;
-        // A line read whole keeps its own ids; pieces' joined text is encoded once.
-        reading = { ...r, ids: r.ids ?? tokenizer.encode(r.text) };
-      }
-      lines[i] = reading;
-      opts.onLine?.(i, reading);
-    }));
+    await Promise.all(
+      order.map(async (i) => {
+        const crops = items[i];
+        const tokens: Tokens | undefined = onTokens
+          ? (text, fromDraft, drafted) => onTokens(i, text, fromDraft, drafted)
+          : undefined;
+        let reading: LineReading;
+        if (crops.length > 1) {
+          // A region's crops go as they are (a region bundle learnt lines of at most 100 characters).
+          const out = await readOne(crops, undefined, tokens);
+          glyphs[i] = out.glyphs;
+          reading = { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc) };
+        } else {
+          checkCrop(crops[0], this.imageSpec);
+          const r = await readLine(crops[0], tokens, true, opts.evidence?.[i]);
+          glyphs[i] = r.glyphs ? [r.glyphs] : undefined;
+          // A line read whole keeps its own ids; pieces' joined text is encoded once.
+          reading = { ...r, ids: r.ids ?? tokenizer.encode(r.text) };
+        }
+        lines[i] = reading;
+        opts.onLine?.(i, reading);
+      }),
+    );
     return { lines, glyphs, metrics: { lines: items.length, ...metrics.snapshot() } };
   }
 
@@ -383,11 +482,14 @@ export class Engine {
    * bundle's script gate's score (above 0: a script the model lacks; -Infinity without a gate or on a line too
    * short to judge).
    */
-  async ctcConfidence(crops: readonly GrayCrop[], opts: { keep?: boolean } = {}): Promise<{ logProb: number; frames: number; unread: number }[]> {
+  async ctcConfidence(
+    crops: readonly GrayCrop[],
+    opts: { keep?: boolean } = {},
+  ): Promise<{ logProb: number; frames: number; unread: number }[]> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     if (!crops.length) return [];
-    // A line wider than one vision pass as its pieces, cut as its reading will cut them: their states are the ones
-    // that reading can use. (A narrower wide line's state serves its reading whole, or is dropped if it goes in pieces.)
+    // A line wider than one vision pass as its pieces, cut as its reading will cut them: their states are the ones that
+    // reading can use. (A narrower wide line's state serves its reading whole, or is dropped if it goes in pieces.)
     const pieces = crops.map((c) => {
       checkCrop(c, this.imageSpec);
       return c.width > this.bundle.config.image.maxWidth ? this.piecesOf(c) : [{ crop: c, x: 0, scale: 1 }];
@@ -413,7 +515,11 @@ export class Engine {
       // A line in pieces: the mean of its pieces' scores that could be judged.
       const judged = scores.slice(from, at).filter((x) => x > -Infinity);
       const unread = judged.length ? judged.reduce((a, b) => a + b, 0) / judged.length : -Infinity;
-      return { logProb: frames ? mine.reduce((s, m) => s + (m.frames ? m.logProb * m.frames : 0), 0) / frames : -Infinity, frames, unread };
+      return {
+        logProb: frames ? mine.reduce((s, m) => s + (m.frames ? m.logProb * m.frames : 0), 0) / frames : -Infinity,
+        frames,
+        unread,
+      };
     });
   }
 
@@ -421,7 +527,9 @@ export class Engine {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.scheduler.shutdown(new EngineError('ENGINE_CLOSED', 'the engine was closed while this line was being read'));
+    await this.scheduler.shutdown(
+      new EngineError('ENGINE_CLOSED', 'the engine was closed while this line was being read'),
+    );
     await closeBundle(this.bundle);
   }
 }

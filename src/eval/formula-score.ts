@@ -31,5 +31,10 @@ export async function scoreFormulas(readings: readonly string[], truths: readonl
     if (await latexRenders(r)) renders++;
   }
   const n = Math.max(1, readings.length);
-  return { crops: readings.length, exact: exact / n, tokenErrorRate: edits / Math.max(1, tokens), renders: renders / n };
+  return {
+    crops: readings.length,
+    exact: exact / n,
+    tokenErrorRate: edits / Math.max(1, tokens),
+    renders: renders / n,
+  };
 }

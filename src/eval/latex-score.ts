@@ -22,12 +22,25 @@ const ALIASES: Record<string, string> = {
   '\\dots': '\\ldots',
 };
 
-const SPACING = new Set(['\\,', '\\;', '\\:', '\\!', '\\ ', '\\quad', '\\qquad', '~', '\\left', '\\right', '\\displaystyle', '\\limits']);
+const SPACING = new Set([
+  '\\,',
+  '\\;',
+  '\\:',
+  '\\!',
+  '\\ ',
+  '\\quad',
+  '\\qquad',
+  '~',
+  '\\left',
+  '\\right',
+  '\\displaystyle',
+  '\\limits',
+]);
 
 /** LaTeX tokens: control words, escaped characters and single characters, whitespace dropped. */
 export function latexTokens(s: string): string[] {
   const out: string[] = [];
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const c = s[i];
     if (/\s/.test(c)) {
       i++;
@@ -67,7 +80,8 @@ export function tokenDistance(a: readonly string[], b: readonly string[]): numbe
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = cur;
   }
   return prev[b.length];

@@ -31,7 +31,10 @@ export function loadLineSet(evalDir: string, set: string): EvalLine[] {
   const dir = join(evalDir, spec.folder);
   const manifest = join(dir, 'manifest.jsonl');
   if (!existsSync(manifest)) throw new Error(`no manifest at ${manifest}: is --eval-dir the evaluation folder?`);
-  const rows = readFileSync(manifest, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ManifestRow);
+  const rows = readFileSync(manifest, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ManifestRow);
   return rows
     .filter((r) => r.kind === 'line' && r.image)
     .map((r) => ({
@@ -51,11 +54,14 @@ export function loadLineFolder(dir: string): EvalLine[] {
   const tsv = join(dir, 'labels.tsv');
   if (!existsSync(tsv)) throw new Error(`no labels.tsv in ${dir}`);
   const set = basename(resolve(dir));
-  return readFileSync(tsv, 'utf8').split('\n').filter(Boolean).map((row) => {
-    const [image, text] = row.split('\t');
-    if (!image || text === undefined) throw new Error(`${tsv}: a row is not "image<TAB>text": ${row.slice(0, 80)}`);
-    return { set, image: join(dir, image), text, foldCase: false };
-  });
+  return readFileSync(tsv, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((row) => {
+      const [image, text] = row.split('\t');
+      if (!image || text === undefined) throw new Error(`${tsv}: a row is not "image<TAB>text": ${row.slice(0, 80)}`);
+      return { set, image: join(dir, image), text, foldCase: false };
+    });
 }
 
 /** A multi-line region of the evaluation set: consecutive lines of one page, top to bottom. */

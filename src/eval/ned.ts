@@ -1,39 +1,49 @@
-/** Normalised edit distance on markdown with its syntax stripped and its math as typeset, as the page sets are scored. */
+/**
+ * Normalised edit distance on markdown with its syntax stripped and its math as typeset, as the page sets are scored.
+ */
 import { distance } from 'fastest-levenshtein';
 import { normalise } from './cer.js';
 import { renderMathMl } from './olmocr-math.js';
 
-/** Markdown to the words a reader sees: headings, quotes, fences, emphasis, list marks, table pipes and rules, HTML table tags, comments gone. */
+/**
+ * Markdown to the words a reader sees: headings, quotes, fences, emphasis, list marks, table pipes and rules, HTML
+ * table tags, comments gone.
+ */
 export function stripMarkdown(md: string): string {
-  return md
-    // Backslash escapes first, as the character itself: the scorer then strips what it always stripped, so an
-    // escaped `\_` in our markdown counts as a `_` in the truth does (both dropped as emphasis).
-    .replace(/\\([!-/:-@[-`{-~])/g, '$1')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    // Block quotes' marks and code fences: the words quoted or fenced are what a reader sees.
-    .replace(/^(?:\s{0,3}>\s?)+/gm, '')
-    .replace(/^\s{0,3}(?:`{3,}|~{3,})[^\n]*$/gm, ' ')
-    // An HTML table (cells that span): its tags, and the three entities its text is escaped with.
-    .replace(/<\/?(?:table|thead|tbody|tr|th|td)\b[^>]*>/gi, ' ')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&')
-    .replace(/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
-    .replace(/^\s{0,3}#{1,6}\s+/gm, '')
-    .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/gm, '')
-    .replace(/\|/g, ' ')
-    .replace(/(\*\*|__|\*|_|`)/g, '');
+  return (
+    md
+      // Backslash escapes first, as the character itself: the scorer then strips what it always stripped, so an
+      // escaped `\_` in our markdown counts as a `_` in the truth does (both dropped as emphasis).
+      .replace(/\\([!-/:-@[-`{-~])/g, '$1')
+      .replace(/<!--[\s\S]*?-->/g, ' ')
+      // Block quotes' marks and code fences: the words quoted or fenced are what a reader sees.
+      .replace(/^(?:\s{0,3}>\s?)+/gm, '')
+      .replace(/^\s{0,3}(?:`{3,}|~{3,})[^\n]*$/gm, ' ')
+      // An HTML table (cells that span): its tags, and the three entities its text is escaped with.
+      .replace(/<\/?(?:table|thead|tbody|tr|th|td)\b[^>]*>/gi, ' ')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&')
+      .replace(/^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/gm, ' ')
+      .replace(/^\s{0,3}#{1,6}\s+/gm, '')
+      .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/gm, '')
+      .replace(/\|/g, ' ')
+      .replace(/(\*\*|__|\*|_|`)/g, '')
+  );
 }
 
 /**
  * A formula as a reader sees it typeset: the glyphs KaTeX draws for it, in order (the text of its MathML, as
- * olmocr-math.ts renders it), with the space a relation or an operator is set with; LaTeX that does not render, as it is.
+ * olmocr-math.ts renders it), with the space a relation or an operator is set with; LaTeX that does not render, as it
+ * is.
  */
 function typeset(latex: string): string {
   const ml = renderMathMl(latex);
   if (ml === null) return latex;
   return ml
-    .replace(/<mo([^>]*)>([^<]*)<\/mo>/g, (_, attrs: string, op: string) => (/lspace="0em"/.test(attrs) || /^[()[\]{}|,.;:!′]$/u.test(op) ? op : ` ${op} `))
+    .replace(/<mo([^>]*)>([^<]*)<\/mo>/g, (_, attrs: string, op: string) =>
+      /lspace="0em"/.test(attrs) || /^[()[\]{}|,.;:!′]$/u.test(op) ? op : ` ${op} `,
+    )
     .replace(/<[^>]+>/g, '')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
@@ -46,11 +56,13 @@ function typeset(latex: string): string {
  * prices.
  */
 export function mathAsTypeset(md: string): string {
-  return md
-    .replace(/^\$\$\n([\s\S]+?)\n\$\$$/gm, (_, latex: string) => typeset(latex))
-    // Pandoc's rule, which GitHub's follows: no space inside either `$`, and no digit after the closing one (so
-    // `$12.99 and $13`, left unescaped where a block has no formula, is text).
-    .replace(/(?<!\\)\$(?=\S)([^$\n]*?\S)\$(?!\d)/g, (_, latex: string) => typeset(latex));
+  return (
+    md
+      .replace(/^\$\$\n([\s\S]+?)\n\$\$$/gm, (_, latex: string) => typeset(latex))
+      // Pandoc's rule, which GitHub's follows: no space inside either `$`, and no digit after the closing one (so
+      // `$12.99 and $13`, left unescaped where a block has no formula, is text).
+      .replace(/(?<!\\)\$(?=\S)([^$\n]*?\S)\$(?!\d)/g, (_, latex: string) => typeset(latex))
+  );
 }
 
 /**

@@ -74,16 +74,19 @@ export function ratio(a: string, b: string): number {
   let prev = new Int32Array(b.length + 1);
   let cur = new Int32Array(b.length + 1);
   for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1] + 1 : Math.max(prev[j], cur[j - 1]);
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1] + 1 : Math.max(prev[j], cur[j - 1]);
     [prev, cur] = [cur, prev];
   }
   return (2 * prev[b.length]) / (a.length + b.length);
 }
 
 function tableFact(f: Fact, markdown: string): boolean {
-  const want = (s: string | undefined): string | undefined => (s === undefined || s === '' ? undefined : normaliseFact(s));
+  const want = (s: string | undefined): string | undefined =>
+    s === undefined || s === '' ? undefined : normaliseFact(s);
   const cell = normaliseFact(f.cell ?? '');
-  const near = (target: string, got: string): boolean => ratio(target, normaliseFact(got)) >= Math.max(0.5, 1 - (f.max_diffs ?? 0) / Math.max(1, target.length));
+  const near = (target: string, got: string): boolean =>
+    ratio(target, normaliseFact(got)) >= Math.max(0.5, 1 - (f.max_diffs ?? 0) / Math.max(1, target.length));
   for (const t of [...markdownTables(markdown), ...htmlTables(markdown)]) {
     for (const [at, text] of t.text) {
       if (!near(cell, text)) continue;
@@ -96,7 +99,8 @@ function tableFact(f: Fact, markdown: string): boolean {
         holds(want(f.right), t.right.get(at)) &&
         holds(want(f.top_heading), headingsFrom(t, at, t.up)) &&
         holds(want(f.left_heading), headingsFrom(t, at, t.left))
-      ) return true;
+      )
+        return true;
     }
   }
   return false;

@@ -25,7 +25,10 @@ export function equationsIn(markdown: string): string[] {
   return out;
 }
 
-/** KaTeX's MathML for `latex` (display mode), the `<semantics>` content without its annotation; null if it does not render. */
+/**
+ * KaTeX's MathML for `latex` (display mode), the `<semantics>` content without its annotation; null if it does not
+ * render.
+ */
 export function renderMathMl(latex: string): string | null {
   let html: string;
   try {
@@ -46,7 +49,9 @@ export function mathMl(latex: string): string | null {
     .replace(/[\s\u200a-\u200d\u2060\ufeff]+/g, '');
 }
 
-/** Whether the markdown holds the fact's formula, as olmOCR-Bench's MathTest decides it (without its browser fallback). */
+/**
+ * Whether the markdown holds the fact's formula, as olmOCR-Bench's MathTest decides it (without its browser fallback).
+ */
 export function mathFactHolds(math: string, markdown: string): boolean {
   const equations = equationsIn(markdown);
   if (equations.includes(math)) return true;

@@ -93,10 +93,18 @@ export function buildTable(rows: readonly (readonly CellSpec[])[]): TableData | 
       }
     };
     const range = (a: number, b: number): number[] => Array.from({ length: b - a }, (_, i) => a + i);
-    walk(right.get(cell) as Set<CellId>, range(r, r + rs), function* (row) { for (let x = c + cs; x < width; x++) yield [row, x]; });
-    walk(left.get(cell) as Set<CellId>, range(r, r + rs), function* (row) { for (let x = c - 1; x >= 0; x--) yield [row, x]; });
-    walk(down.get(cell) as Set<CellId>, range(c, c + cs), function* (col) { for (let y = r + rs; y < grid.length; y++) yield [y, col]; });
-    walk(up.get(cell) as Set<CellId>, range(c, c + cs), function* (col) { for (let y = r - 1; y >= 0; y--) yield [y, col]; });
+    walk(right.get(cell) as Set<CellId>, range(r, r + rs), function* (row) {
+      for (let x = c + cs; x < width; x++) yield [row, x];
+    });
+    walk(left.get(cell) as Set<CellId>, range(r, r + rs), function* (row) {
+      for (let x = c - 1; x >= 0; x--) yield [row, x];
+    });
+    walk(down.get(cell) as Set<CellId>, range(c, c + cs), function* (col) {
+      for (let y = r + rs; y < grid.length; y++) yield [y, col];
+    });
+    walk(up.get(cell) as Set<CellId>, range(c, c + cs), function* (col) {
+      for (let y = r - 1; y >= 0; y--) yield [y, col];
+    });
   }
   return { text, headings, up, down, left, right };
 }
@@ -139,7 +147,9 @@ export function markdownTables(md: string): TableData[] {
         return cells;
       })
       .filter((cells) => cells.length);
-    const t = buildTable(rows.map((cells, r) => cells.map((text, c) => ({ text, rowSpan: 1, colSpan: 1, heading: r === 0 || c === 0 }))));
+    const t = buildTable(
+      rows.map((cells, r) => cells.map((text, c) => ({ text, rowSpan: 1, colSpan: 1, heading: r === 0 || c === 0 }))),
+    );
     if (t) out.push(t);
   };
   let run: string[] = [];
@@ -181,12 +191,18 @@ export function htmlTables(md: string): TableData[] {
   for (const table of elements(parseFragment(md), 'table')) {
     const rows = elements(table, 'tr').map((tr) => {
       const inHead = ((n: Node | null): boolean => {
-        for (let p = n; p; p = 'parentNode' in p ? (p.parentNode as Node | null) : null) if ('tagName' in p && p.tagName === 'thead') return true;
+        for (let p = n; p; p = 'parentNode' in p ? (p.parentNode as Node | null) : null)
+          if ('tagName' in p && p.tagName === 'thead') return true;
         return false;
       })(tr);
       return tr.childNodes
         .filter((c): c is Element => 'tagName' in c && (c.tagName === 'td' || c.tagName === 'th'))
-        .map((c) => ({ text: textOf(c).trim(), rowSpan: spanOf(c, 'rowspan'), colSpan: spanOf(c, 'colspan'), heading: c.tagName === 'th' || inHead }));
+        .map((c) => ({
+          text: textOf(c).trim(),
+          rowSpan: spanOf(c, 'rowspan'),
+          colSpan: spanOf(c, 'colspan'),
+          heading: c.tagName === 'th' || inHead,
+        }));
     });
     const t = buildTable(rows);
     if (t) out.push(t);

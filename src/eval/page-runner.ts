@@ -34,20 +34,38 @@ export interface Capture {
 }
 
 /** The page rendered and captured as asked, as image bytes and a name for them; null when taken as it is. */
-async function capturedPage(bytes: Uint8Array, p: { file: string; page: number }, capture: Capture): Promise<{ bytes: Uint8Array; file: string } | null> {
+async function capturedPage(
+  bytes: Uint8Array,
+  p: { file: string; page: number },
+  capture: Capture,
+): Promise<{ bytes: Uint8Array; file: string } | null> {
   if (!capture.turn && !capture.photograph) return null;
   const src = await openSource(bytes, p.file, String(p.page));
   try {
     const page = await src.render(p.page);
-    if (capture.photograph) return { bytes: await photograph(page, `${relative(process.cwd(), p.file)}#${p.page}`), file: `${p.file} photographed.jpg` };
-    const turned = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).rotate(capture.turn).png().toBuffer();
+    if (capture.photograph)
+      return {
+        bytes: await photograph(page, `${relative(process.cwd(), p.file)}#${p.page}`),
+        file: `${p.file} photographed.jpg`,
+      };
+    const turned = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
+      .rotate(capture.turn)
+      .png()
+      .toBuffer();
     return { bytes: turned, file: `${p.file} turned ${capture.turn}.png` };
   } finally {
     src.close();
   }
 }
 
-export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolean, decoding?: DecodingOptionsInput, capture: Capture = {}, formulas: FormulaReader | null = null): Promise<PageRun> {
+export async function runPage(
+  engine: Engine,
+  p: EvalPage,
+  withTesseract: boolean,
+  decoding?: DecodingOptionsInput,
+  capture: Capture = {},
+  formulas: FormulaReader | null = null,
+): Promise<PageRun> {
   const original = readFileSync(p.file);
   const captured = await capturedPage(original, p, capture);
   const bytes = captured?.bytes ?? original;
@@ -56,7 +74,14 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
   let ours = '';
   let error: string | undefined;
   try {
-    ours = (await readDocument(engine, bytes, at.file, { pages: String(at.page), dropHeadersFooters: !p.keepsHeadersFooters, decoding, formulas })).markdown;
+    ours = (
+      await readDocument(engine, bytes, at.file, {
+        pages: String(at.page),
+        dropHeadersFooters: !p.keepsHeadersFooters,
+        decoding,
+        formulas,
+      })
+    ).markdown;
   } catch (e) {
     error = (e as Error).message;
   }
@@ -64,11 +89,21 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
   if (!withTesseract) return { file: p.file, page: p.page, ours, oursSeconds, error };
   const dir = mkdtempSync(join(tmpdir(), 'specula-eval-'));
   try {
-    const image = captured ? join(dir, captured.file.endsWith('.jpg') ? 'captured.jpg' : 'captured.png') : await pageImageFile(bytes, p, join(dir, 'page.png'));
+    const image = captured
+      ? join(dir, captured.file.endsWith('.jpg') ? 'captured.jpg' : 'captured.png')
+      : await pageImageFile(bytes, p, join(dir, 'page.png'));
     if (captured) writeFileSync(image, bytes);
     const t1 = performance.now();
     const tesseract = await tesseractRead(image, 3);
-    return { file: p.file, page: p.page, ours, oursSeconds, tesseract, tesseractSeconds: (performance.now() - t1) / 1000, error };
+    return {
+      file: p.file,
+      page: p.page,
+      ours,
+      oursSeconds,
+      tesseract,
+      tesseractSeconds: (performance.now() - t1) / 1000,
+      error,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -78,12 +113,21 @@ export async function runPage(engine: Engine, p: EvalPage, withTesseract: boolea
  * The page as an image file tesseract reads the very pixels we read from: an image as it is, a PDF page (or one
  * page of a multi-page TIFF) rendered by our renderer into `out`.
  */
-export async function pageImageFile(bytes: Uint8Array, p: { file: string; page: number }, out: string): Promise<string> {
+export async function pageImageFile(
+  bytes: Uint8Array,
+  p: { file: string; page: number },
+  out: string,
+): Promise<string> {
   const src = await openSource(bytes, p.file, String(p.page));
   try {
     if (src.format !== 'pdf' && src.pageCount === 1) return p.file;
     const page = await src.render(p.page);
-    writeFileSync(out, await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } }).png().toBuffer());
+    writeFileSync(
+      out,
+      await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
+        .png()
+        .toBuffer(),
+    );
     return out;
   } finally {
     src.close();
@@ -119,7 +163,12 @@ export function scorePages(set: string, pages: EvalPage[], runs: PageRun[]): Pag
     ours: { seconds: r.oursSeconds, ...(r.error ? { error: r.error } : {}) },
     ...(withTess ? { tesseract: { seconds: r.tesseractSeconds ?? 0 } } : {}),
   }));
-  const score: PageSetScore = { set, pages: pages.length, ours: { secondsPerPage: mean(runs.map((r) => r.oursSeconds)), failures: runs.filter((r) => r.error).length }, perPage };
+  const score: PageSetScore = {
+    set,
+    pages: pages.length,
+    ours: { secondsPerPage: mean(runs.map((r) => r.oursSeconds)), failures: runs.filter((r) => r.error).length },
+    perPage,
+  };
   if (withTess) score.tesseract = { secondsPerPage: mean(runs.map((r) => r.tesseractSeconds ?? 0)) };
   if (pages.every((p) => p.truth !== undefined)) {
     pages.forEach((p, i) => {

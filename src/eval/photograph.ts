@@ -63,7 +63,12 @@ export async function photograph(page: GrayPage, key: string): Promise<Uint8Arra
   const cy = H / 2;
   const a = (p.degrees * Math.PI) / 180;
   // The page's corners on the desk: centred, pulled, then turned about the centre.
-  const flat: Point[] = [{ x: 0, y: 0 }, { x: page.width, y: 0 }, { x: page.width, y: page.height }, { x: 0, y: page.height }];
+  const flat: Point[] = [
+    { x: 0, y: 0 },
+    { x: page.width, y: 0 },
+    { x: page.width, y: page.height },
+    { x: 0, y: page.height },
+  ];
   const onDesk = flat.map((c, i) => {
     const x = margin + (c.x / page.width) * w + p.pull[i].x * w - cx;
     const y = margin + (c.y / page.height) * h + p.pull[i].y * w - cy;
@@ -72,7 +77,13 @@ export async function photograph(page: GrayPage, key: string): Promise<Uint8Arra
   const toPage = homography(onDesk, flat);
   if (!toPage) throw new Error(`photograph: degenerate corners for ${key}`);
   const ink = warpGray(page, toPage, W, H, 0);
-  const mask = warpGray({ width: page.width, height: page.height, data: new Uint8Array(page.width * page.height).fill(255) }, toPage, W, H, 0);
+  const mask = warpGray(
+    { width: page.width, height: page.height, data: new Uint8Array(page.width * page.height).fill(255) },
+    toPage,
+    W,
+    H,
+    0,
+  );
   const rgb = new Uint8Array(W * H * 3);
   const dx = Math.cos(p.rampAngle);
   const dy = Math.sin(p.rampAngle);
@@ -82,7 +93,7 @@ export async function photograph(page: GrayPage, key: string): Promise<Uint8Arra
       const i = y * W + x;
       const along = ((x - cx) * dx + (y - cy) * dy) / half; // -1 .. 1
       const radial = Math.hypot(x - cx, y - cy) / half;
-      const light = 1 - p.ramp * (along + 1) / 2 - p.vignette * radial * radial;
+      const light = 1 - (p.ramp * (along + 1)) / 2 - p.vignette * radial * radial;
       const m = mask.data[i] / 255;
       for (let c = 0; c < 3; c++) {
         const v = (ink.data[i] * TINT[c] * m + DESK[c] * (1 - m)) * light;
@@ -90,5 +101,8 @@ export async function photograph(page: GrayPage, key: string): Promise<Uint8Arra
       }
     }
   }
-  return sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).blur(p.blur).jpeg({ quality: p.quality }).toBuffer();
+  return sharp(rgb, { raw: { width: W, height: H, channels: 3 } })
+    .blur(p.blur)
+    .jpeg({ quality: p.quality })
+    .toBuffer();
 }

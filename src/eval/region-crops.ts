@@ -14,13 +14,24 @@ export interface RegionCrops {
   truth: string;
 }
 
-export async function loadRegionCrops(evalDir: string, perRegion: number, spec: LineCropSpec, most = Infinity): Promise<RegionCrops[]> {
-  return Promise.all(loadRegionSet(evalDir, perRegion).slice(0, most).map(async (r) => ({
-    crops: await Promise.all(r.lines.map(async (l) => {
-      const page = await decodeImage(readFileSync(l.image), l.image);
-      return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, spec);
-    })),
-    files: r.lines.map((l) => l.image),
-    truth: r.lines.map((l) => l.text).join('\n'),
-  })));
+export async function loadRegionCrops(
+  evalDir: string,
+  perRegion: number,
+  spec: LineCropSpec,
+  most = Infinity,
+): Promise<RegionCrops[]> {
+  return Promise.all(
+    loadRegionSet(evalDir, perRegion)
+      .slice(0, most)
+      .map(async (r) => ({
+        crops: await Promise.all(
+          r.lines.map(async (l) => {
+            const page = await decodeImage(readFileSync(l.image), l.image);
+            return cropLine(page, { x: 0, y: 0, width: page.width, height: page.height }, spec);
+          }),
+        ),
+        files: r.lines.map((l) => l.image),
+        truth: r.lines.map((l) => l.text).join('\n'),
+      })),
+  );
 }

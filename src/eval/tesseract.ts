@@ -29,6 +29,9 @@ export function tesseractText(stdout: string): string {
 
 /** Read one image with tesseract. */
 export async function tesseractRead(image: string, psm: 3 | 7 = 7): Promise<string> {
-  const { stdout } = await run('tesseract', tesseractArgs(image, psm), { maxBuffer: 16 << 20, env: { ...process.env, ...TESSERACT_ENV } });
+  const { stdout } = await run('tesseract', tesseractArgs(image, psm), {
+    maxBuffer: 16 << 20,
+    env: { ...process.env, ...TESSERACT_ENV },
+  });
   return tesseractText(stdout);
 }

@@ -25,19 +25,35 @@ const norm = (s: string): string => s.normalize('NFKC');
 
 /** DocBank's tokens.tsv (token, x0, y0, x1, y1 in 0-1000, ...) as pixel boxes of a page `width` x `height`. */
 export function docbankWords(path: string, width: number, height: number): ScoredWord[] {
-  return readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => {
-    const [text, x0, y0, x1, y1] = l.split('\t');
-    const [a, b, c, d] = [x0, y0, x1, y1].map(Number);
-    return { text, box: { x: (a * width) / 1000, y: (b * height) / 1000, width: ((c - a) * width) / 1000, height: ((d - b) * height) / 1000 } };
-  });
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const [text, x0, y0, x1, y1] = l.split('\t');
+      const [a, b, c, d] = [x0, y0, x1, y1].map(Number);
+      return {
+        text,
+        box: {
+          x: (a * width) / 1000,
+          y: (b * height) / 1000,
+          width: ((c - a) * width) / 1000,
+          height: ((d - b) * height) / 1000,
+        },
+      };
+    });
 }
 
 /** Tesseract's TSV output: its level-5 rows (words). */
 export function tesseractTsvWords(tsv: string): ScoredWord[] {
-  return tsv.split('\n').slice(1).map((l) => l.split('\t')).filter((c) => c[0] === '5' && c[11]?.trim()).map((c) => ({
-    text: c[11],
-    box: { x: Number(c[6]), y: Number(c[7]), width: Number(c[8]), height: Number(c[9]) },
-  }));
+  return tsv
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'))
+    .filter((c) => c[0] === '5' && c[11]?.trim())
+    .map((c) => ({
+      text: c[11],
+      box: { x: Number(c[6]), y: Number(c[7]), width: Number(c[8]), height: Number(c[9]) },
+    }));
 }
 
 export interface WordBoxScore {
@@ -82,12 +98,27 @@ export function scoreWordBoxes(truth: readonly ScoredWord[], predicted: readonly
     }
   }
   ious.sort((a, b) => a - b);
-  return { truth: truth.length, predicted: predicted.length, matched, sameText, medianIou: ious.length ? ious[ious.length >> 1] : 0 };
+  return {
+    truth: truth.length,
+    predicted: predicted.length,
+    matched,
+    sameText,
+    medianIou: ious.length ? ious[ious.length >> 1] : 0,
+  };
 }
 
 /** The pages' scores together; `medianIou` is the median of the pages' own medians. */
 export function sumScores(scores: readonly WordBoxScore[]): WordBoxScore & { share: number } {
-  const s = scores.reduce((a, b) => ({ truth: a.truth + b.truth, predicted: a.predicted + b.predicted, matched: a.matched + b.matched, sameText: a.sameText + b.sameText, medianIou: 0 }), { truth: 0, predicted: 0, matched: 0, sameText: 0, medianIou: 0 });
+  const s = scores.reduce(
+    (a, b) => ({
+      truth: a.truth + b.truth,
+      predicted: a.predicted + b.predicted,
+      matched: a.matched + b.matched,
+      sameText: a.sameText + b.sameText,
+      medianIou: 0,
+    }),
+    { truth: 0, predicted: 0, matched: 0, sameText: 0, medianIou: 0 },
+  );
   const ious = scores.map((x) => x.medianIou).sort((a, b) => a - b);
   return { ...s, medianIou: ious[ious.length >> 1] ?? 0, share: s.truth ? s.matched / s.truth : 0 };
 }

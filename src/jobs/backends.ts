@@ -54,12 +54,15 @@ export async function createBackends(s: BackendSettings): Promise<Backends> {
     const events = new MemoryEventLog();
     // Finished jobs, their results and events are kept for the retention period, as Redis keeps them.
     const blobs = s.blobDir === null ? new MemoryBlobStore() : new FsBlobStore(s.blobDir);
-    const sweep = setInterval(() => {
-      for (const id of store.sweep(new Date(Date.now() - s.retentionSeconds * 1000).toISOString())) {
-        events.drop(id);
-        void blobs.delete(searchablePdfKey(id)).catch(() => undefined); // an output kept with its job goes with it
-      }
-    }, Math.min(60_000, s.retentionSeconds * 1000));
+    const sweep = setInterval(
+      () => {
+        for (const id of store.sweep(new Date(Date.now() - s.retentionSeconds * 1000).toISOString())) {
+          events.drop(id);
+          void blobs.delete(searchablePdfKey(id)).catch(() => undefined); // an output kept with its job goes with it
+        }
+      },
+      Math.min(60_000, s.retentionSeconds * 1000),
+    );
     sweep.unref();
     return {
       mode: 'embedded',
@@ -75,14 +78,15 @@ export async function createBackends(s: BackendSettings): Promise<Backends> {
       },
     };
   }
-  const [{ Redis }, { BullJobQueue }, { RedisFleet }, { RedisBlobStore }, { RedisEventLog }, { RedisJobStore }] = await Promise.all([
-    import('ioredis'),
-    import('./bullmq-queue.js'),
-    import('./fleet.js'),
-    import('./redis-blob-store.js'),
-    import('./redis-event-log.js'),
-    import('./redis-store.js'),
-  ]);
+  const [{ Redis }, { BullJobQueue }, { RedisFleet }, { RedisBlobStore }, { RedisEventLog }, { RedisJobStore }] =
+    await Promise.all([
+      import('ioredis'),
+      import('./bullmq-queue.js'),
+      import('./fleet.js'),
+      import('./redis-blob-store.js'),
+      import('./redis-event-log.js'),
+      import('./redis-store.js'),
+    ]);
   // ioredis reconnects on its own. A worker's commands wait meanwhile (no per-request retry cap); an API's fail:
   // not queued while Redis is unreachable, and timed out when it is reachable but does not answer (frozen).
   const options = s.failFast ? FAIL_FAST : { maxRetriesPerRequest: null };
@@ -118,7 +122,11 @@ export async function createBackends(s: BackendSettings): Promise<Backends> {
     store: new RedisJobStore(redis, { prefix: s.prefix, retentionSeconds: s.retentionSeconds }),
     queue,
     events: new RedisEventLog(redis, subscriber, { prefix: s.prefix, retentionSeconds: s.retentionSeconds }),
-    blobs: new RedisBlobStore(redis, { prefix: s.prefix, maxBytes: s.redisBlobMaxBytes, ttlSeconds: s.retentionSeconds }),
+    blobs: new RedisBlobStore(redis, {
+      prefix: s.prefix,
+      maxBytes: s.redisBlobMaxBytes,
+      ttlSeconds: s.retentionSeconds,
+    }),
     fleet: new RedisFleet(redis, { prefix: s.prefix, ttlSeconds: 10 }),
     ping: async () => (await redis.ping()) === 'PONG', // fails fast in an API process
     close: async () => {
@@ -127,4 +135,3 @@ export async function createBackends(s: BackendSettings): Promise<Backends> {
     },
   };
 }
-

@@ -1,4 +1,6 @@
-/** The uploaded bytes of a job, kept until a worker has read them; and outputs too big for the job record (keys derived from the job id: letters, digits, "-" and "_"). */
+/** The uploaded bytes of a job, kept until a worker has read them; and outputs too big for the job record (keys derived
+ * from the job id: letters, digits, "-" and "_").
+ */
 export interface BlobStore {
   put(jobId: string, bytes: Uint8Array): Promise<void>;
   get(jobId: string): Promise<Uint8Array | null>;

@@ -93,19 +93,31 @@ export class BullJobQueue implements JobQueue {
   private startsKey = (tenant: string): string => `${this.p}:tenant:${tenant}:starts`;
 
   async enqueue(jobId: string, opts: { tenant?: string } = {}): Promise<void> {
-    await this.queue.add('parse', { jobId, ...(opts.tenant ? { tenant: opts.tenant } : {}) }, {
-      jobId,
-      attempts: this.opts.attempts,
-      backoff: { type: 'exponential', delay: 1000 },
-      removeOnComplete: { age: this.opts.retentionSeconds },
-      removeOnFail: { age: this.opts.retentionSeconds },
-    });
+    await this.queue.add(
+      'parse',
+      { jobId, ...(opts.tenant ? { tenant: opts.tenant } : {}) },
+      {
+        jobId,
+        attempts: this.opts.attempts,
+        backoff: { type: 'exponential', delay: 1000 },
+        removeOnComplete: { age: this.opts.retentionSeconds },
+        removeOnFail: { age: this.opts.retentionSeconds },
+      },
+    );
   }
 
   private async lease(tenant: string, jobId: string, ms: number): Promise<boolean> {
     const now = Date.now();
-    const ok = await (this.redis as Redis & { speculaLease(...a: (string | number)[]): Promise<number> })
-      .speculaLease(this.tenantKey(tenant), this.startsKey(tenant), now, now + ms, this.opts.tenantConcurrency, jobId, this.opts.tenantRatePerMinute ?? 0, 60_000);
+    const ok = await (this.redis as Redis & { speculaLease(...a: (string | number)[]): Promise<number> }).speculaLease(
+      this.tenantKey(tenant),
+      this.startsKey(tenant),
+      now,
+      now + ms,
+      this.opts.tenantConcurrency,
+      jobId,
+      this.opts.tenantRatePerMinute ?? 0,
+      60_000,
+    );
     return ok === 1;
   }
 
@@ -115,40 +127,52 @@ export class BullJobQueue implements JobQueue {
     watchRedis(this.cancelListener, 'cancel', this.opts.onRedisState);
     void this.cancelListener.subscribe(this.cancelChannel());
     this.cancelListener.on('message', (_channel: string, jobId: string) => this.running.get(jobId)?.abort());
-    this.worker = new Worker<Payload>(QUEUE, async (job: Job<Payload>, token?: string) => {
-      const { jobId, tenant } = job.data;
-      const leaseMs = lockMs * 2;
-      if (tenant && !(await this.lease(tenant, jobId, leaseMs))) {
-        // The tenant is at its cap (running or started this minute): try again shortly, without spending an attempt.
-        await job.moveToDelayed(Date.now() + 500 + Math.floor(Math.random() * 500), token);
-        throw new DelayedError();
-      }
-      const renew = tenant ? setInterval(() => void this.lease(tenant, jobId, leaseMs).catch(() => undefined), lockMs / 2) : undefined;
-      const ctrl = new AbortController();
-      this.running.set(jobId, ctrl);
-      try {
-        await handler(jobId, ctrl.signal, { attempt: job.attemptsMade + 1, attemptsLeft: this.opts.attempts - job.attemptsMade - 1, ...(tenant ? { tenant } : {}) });
-      } catch (e) {
-        if (!(e instanceof WorkerStopping)) throw e;
-        // Back to waiting at once, for another worker, without spending an attempt: the job did nothing wrong.
-        await job.moveToDelayed(Date.now(), token);
-        throw new DelayedError();
-      } finally {
-        clearInterval(renew);
-        this.running.delete(jobId);
-        if (tenant) await this.redis.zrem(this.tenantKey(tenant), jobId).catch(() => undefined);
-      }
-    }, {
-      connection: this.connection(),
-      prefix: `${this.p}:bull`,
-      concurrency,
-      lockDuration: lockMs,
-      // A dead worker's job is moved back at the first stalled check after its lock expires: checking every
-      // quarter lock takes it up again within about 1.25 locks (every lock, it took up to 2.6 in practice).
-      stalledInterval: Math.max(1000, Math.round(lockMs / 4)),
-      maxStalledCount: Math.max(1, this.opts.attempts - 1),
-      ...(this.opts.rateLimit ? { limiter: { max: this.opts.rateLimit.max, duration: this.opts.rateLimit.durationMs } } : {}),
-    });
+    this.worker = new Worker<Payload>(
+      QUEUE,
+      async (job: Job<Payload>, token?: string) => {
+        const { jobId, tenant } = job.data;
+        const leaseMs = lockMs * 2;
+        if (tenant && !(await this.lease(tenant, jobId, leaseMs))) {
+          // The tenant is at its cap (running or started this minute): try again shortly, without spending an attempt.
+          await job.moveToDelayed(Date.now() + 500 + Math.floor(Math.random() * 500), token);
+          throw new DelayedError();
+        }
+        const renew = tenant
+          ? setInterval(() => void this.lease(tenant, jobId, leaseMs).catch(() => undefined), lockMs / 2)
+          : undefined;
+        const ctrl = new AbortController();
+        this.running.set(jobId, ctrl);
+        try {
+          await handler(jobId, ctrl.signal, {
+            attempt: job.attemptsMade + 1,
+            attemptsLeft: this.opts.attempts - job.attemptsMade - 1,
+            ...(tenant ? { tenant } : {}),
+          });
+        } catch (e) {
+          if (!(e instanceof WorkerStopping)) throw e;
+          // Back to waiting at once, for another worker, without spending an attempt: the job did nothing wrong.
+          await job.moveToDelayed(Date.now(), token);
+          throw new DelayedError();
+        } finally {
+          clearInterval(renew);
+          this.running.delete(jobId);
+          if (tenant) await this.redis.zrem(this.tenantKey(tenant), jobId).catch(() => undefined);
+        }
+      },
+      {
+        connection: this.connection(),
+        prefix: `${this.p}:bull`,
+        concurrency,
+        lockDuration: lockMs,
+        // A dead worker's job is moved back at the first stalled check after its lock expires: checking every
+        // quarter lock takes it up again within about 1.25 locks (every lock, it took up to 2.6 in practice).
+        stalledInterval: Math.max(1000, Math.round(lockMs / 4)),
+        maxStalledCount: Math.max(1, this.opts.attempts - 1),
+        ...(this.opts.rateLimit
+          ? { limiter: { max: this.opts.rateLimit.max, duration: this.opts.rateLimit.durationMs } }
+          : {}),
+      },
+    );
     // Failures are the handler's to record; a worker-level error (Redis gone) is retried by BullMQ itself.
     this.worker.on('error', () => undefined);
   }

@@ -35,7 +35,10 @@ export class MemoryFleet implements Fleet {
 }
 
 export class RedisFleet implements Fleet {
-  constructor(private readonly redis: Redis, private readonly opts: { prefix?: string; ttlSeconds: number }) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: { prefix?: string; ttlSeconds: number },
+  ) {}
 
   private get setKey(): string {
     return `${this.opts.prefix ?? 'specula'}:workers`;
@@ -44,7 +47,11 @@ export class RedisFleet implements Fleet {
   private key = (worker: string): string => `${this.setKey}:${worker}`;
 
   async report(stats: WorkerStats): Promise<void> {
-    await this.redis.multi().set(this.key(stats.worker), JSON.stringify(stats), 'EX', this.opts.ttlSeconds).sadd(this.setKey, stats.worker).exec();
+    await this.redis
+      .multi()
+      .set(this.key(stats.worker), JSON.stringify(stats), 'EX', this.opts.ttlSeconds)
+      .sadd(this.setKey, stats.worker)
+      .exec();
   }
 
   async workers(): Promise<WorkerStats[]> {

@@ -26,7 +26,8 @@ function alive(pid: number): boolean {
 function sweepOrphans(root: string): void {
   for (const name of readdirSync(root)) {
     const m = /^pid-(\d+)-/.exec(name);
-    if (m && Number(m[1]) !== process.pid && !alive(Number(m[1]))) rmSync(join(root, name), { recursive: true, force: true });
+    if (m && Number(m[1]) !== process.pid && !alive(Number(m[1])))
+      rmSync(join(root, name), { recursive: true, force: true });
   }
 }
 

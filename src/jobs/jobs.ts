@@ -43,7 +43,8 @@ export class Jobs {
     } catch (e) {
       // Not queued after all: record it, so the job does not sit as QUEUED forever.
       const error: JobError = { code: 'INTERNAL', message: 'the job could not be queued' };
-      if (await store.transition(job.id, ['queued'], { status: 'failed', error }).catch(() => null)) await this.backends.events.publish(job.id, { type: 'failed', ...error }).catch(() => undefined);
+      if (await store.transition(job.id, ['queued'], { status: 'failed', error }).catch(() => null))
+        await this.backends.events.publish(job.id, { type: 'failed', ...error }).catch(() => undefined);
       throw e;
     }
     return job;
@@ -90,7 +91,12 @@ export class Jobs {
   }
 
   /** Replays the job's events after `afterSeq`, then follows live ones; null when this tenant has no such job. */
-  async events(tenant: string, id: string, afterSeq = 0, signal?: AbortSignal): Promise<AsyncIterable<Sequenced> | null> {
+  async events(
+    tenant: string,
+    id: string,
+    afterSeq = 0,
+    signal?: AbortSignal,
+  ): Promise<AsyncIterable<Sequenced> | null> {
     const job = await this.backends.store.get(tenant, id);
     if (!job) return null;
     return this.backends.events.subscribe(id, afterSeq, signal);

@@ -16,7 +16,15 @@ export class MemoryJobStore implements JobStore {
 
   async create(tenant: string, input: JobInput, id: string = randomUUID()): Promise<JobRecord> {
     const now = new Date().toISOString();
-    const job: JobRecord = { id, tenant, status: 'queued', createdAt: now, updatedAt: now, input, progress: { pagesDone: 0, pagesTotal: 0 } };
+    const job: JobRecord = {
+      id,
+      tenant,
+      status: 'queued',
+      createdAt: now,
+      updatedAt: now,
+      input,
+      progress: { pagesDone: 0, pagesTotal: 0 },
+    };
     this.jobs.set(job.id, job);
     this.order.push(job.id);
     return structuredClone(job);
@@ -29,7 +37,8 @@ export class MemoryJobStore implements JobStore {
 
   async countActive(tenant: string): Promise<number> {
     let n = 0;
-    for (const job of this.jobs.values()) if (job.tenant === tenant && (job.status === 'queued' || job.status === 'running')) n++;
+    for (const job of this.jobs.values())
+      if (job.tenant === tenant && (job.status === 'queued' || job.status === 'running')) n++;
     return n;
   }
 
@@ -61,7 +70,10 @@ export class MemoryJobStore implements JobStore {
   sweep(before: string): string[] {
     const gone: string[] = [];
     for (const [id, job] of this.jobs) {
-      if ((job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') && job.updatedAt < before) {
+      if (
+        (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') &&
+        job.updatedAt < before
+      ) {
         this.jobs.delete(id);
         gone.push(id);
       }

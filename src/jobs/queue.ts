@@ -29,7 +29,9 @@ export interface JobQueue {
   cancel(jobId: string): Promise<boolean>;
   /** Waiting jobs (for metrics and readiness). */
   depth(): Promise<number>;
-  /** Stop taking jobs. A queue that outlives its workers lets running jobs finish for a grace period, then aborts
-   * them with WorkerStopping and hands them back; the embedded queue's jobs die with the process either way. */
+  /**
+   * Stop taking jobs. A queue that outlives its workers lets running jobs finish for a grace period, then aborts
+   * them with WorkerStopping and hands them back; the embedded queue's jobs die with the process either way.
+   */
   close(): Promise<void>;
 }

@@ -9,7 +9,10 @@ import type { BlobStore } from './blob-store.js';
 
 export class BlobTooLargeError extends Error {
   readonly code = 'UPLOAD_TOO_LARGE';
-  constructor(readonly size: number, readonly limit: number) {
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
     super(`the document is ${size} bytes; this deployment keeps uploads of at most ${limit} bytes`);
   }
 }
@@ -17,7 +20,10 @@ export class BlobTooLargeError extends Error {
 export class RedisBlobStore implements BlobStore {
   private readonly p: string;
 
-  constructor(private readonly redis: Redis, private readonly opts: { prefix?: string; maxBytes: number; ttlSeconds: number }) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: { prefix?: string; maxBytes: number; ttlSeconds: number },
+  ) {
     this.p = opts.prefix ?? 'specula';
   }
 
@@ -25,7 +31,12 @@ export class RedisBlobStore implements BlobStore {
 
   async put(jobId: string, bytes: Uint8Array): Promise<void> {
     if (bytes.length > this.opts.maxBytes) throw new BlobTooLargeError(bytes.length, this.opts.maxBytes);
-    await this.redis.set(this.key(jobId), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), 'EX', this.opts.ttlSeconds);
+    await this.redis.set(
+      this.key(jobId),
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+      'EX',
+      this.opts.ttlSeconds,
+    );
   }
 
   async get(jobId: string): Promise<Uint8Array | null> {

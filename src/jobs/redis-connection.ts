@@ -7,7 +7,11 @@ export const STORE_TIMEOUT_MS = 3000;
  * ioredis options for an API process: a command is not queued while Redis is unreachable (it fails at once),
  * is retried once across a reconnect, and times out when Redis is reachable but does not answer (frozen).
  */
-export const FAIL_FAST = { maxRetriesPerRequest: 1, enableOfflineQueue: false, commandTimeout: STORE_TIMEOUT_MS } as const;
+export const FAIL_FAST = {
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false,
+  commandTimeout: STORE_TIMEOUT_MS,
+} as const;
 
 export type RedisStateReport = (connection: string, state: 'down' | 'up', error?: Error) => void;
 
@@ -18,7 +22,11 @@ export type RedisStateReport = (connection: string, state: 'down' | 'up', error?
  * for): a Redis restarted within ioredis's first retry delay never produces an 'error', and the outage must still
  * be logged.
  */
-export function watchRedis(client: { on(event: string, fn: (...a: never[]) => void): unknown }, name: string, report?: RedisStateReport): void {
+export function watchRedis(
+  client: { on(event: string, fn: (...a: never[]) => void): unknown },
+  name: string,
+  report?: RedisStateReport,
+): void {
   let down = false;
   const goDown = (e: Error): void => {
     if (down) return;

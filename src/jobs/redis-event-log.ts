@@ -14,8 +14,8 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import type { Redis } from 'ioredis';
 import { type EventLog, type JobEvent, isFinal, type Sequenced } from './events.js';
 
-// KEYS: seq counter, log list, final-seq key. ARGV: channel, event JSON without seq/jobId (an object), job id, final ('1'/'0'),
-// retention seconds. Returns the seq.
+// KEYS: seq counter, log list, final-seq key. ARGV: channel, event JSON without seq/jobId (an object), job id, final
+// ('1'/'0'), retention seconds. Returns the seq.
 const APPEND = `
 local seq = redis.call('INCR', KEYS[1])
 local body = string.sub(ARGV[2], 2)
@@ -41,10 +41,16 @@ export class RedisEventLog implements EventLog {
   private readonly p: string;
   private readonly pubsub: ReturnType<typeof createPubSub<Record<string, [Sequenced]>>>;
 
-  constructor(private readonly redis: Redis, subscriber: Redis, private readonly opts: { prefix?: string; retentionSeconds: number }) {
+  constructor(
+    private readonly redis: Redis,
+    subscriber: Redis,
+    private readonly opts: { prefix?: string; retentionSeconds: number },
+  ) {
     this.p = opts.prefix ?? 'specula';
     redis.defineCommand('speculaAppend', { numberOfKeys: 3, lua: APPEND });
-    this.pubsub = createPubSub<Record<string, [Sequenced]>>({ eventTarget: createRedisEventTarget({ publishClient: redis, subscribeClient: subscriber }) });
+    this.pubsub = createPubSub<Record<string, [Sequenced]>>({
+      eventTarget: createRedisEventTarget({ publishClient: redis, subscribeClient: subscriber }),
+    });
   }
 
   private channel = (jobId: string): string => `${this.p}:events:${jobId}`;
@@ -53,8 +59,18 @@ export class RedisEventLog implements EventLog {
   private finalKey = (jobId: string): string => `${this.p}:job:${jobId}:final`;
 
   async publish(jobId: string, event: JobEvent): Promise<Sequenced> {
-    const seq = await (this.redis as Redis & { speculaAppend(...a: (string | number)[]): Promise<number> })
-      .speculaAppend(this.seqKey(jobId), this.logKey(jobId), this.finalKey(jobId), this.channel(jobId), JSON.stringify(event), jobId, isFinal(event) ? '1' : '0', this.opts.retentionSeconds);
+    const seq = await (
+      this.redis as Redis & { speculaAppend(...a: (string | number)[]): Promise<number> }
+    ).speculaAppend(
+      this.seqKey(jobId),
+      this.logKey(jobId),
+      this.finalKey(jobId),
+      this.channel(jobId),
+      JSON.stringify(event),
+      jobId,
+      isFinal(event) ? '1' : '0',
+      this.opts.retentionSeconds,
+    );
     return { ...event, seq, jobId } as Sequenced;
   }
 

@@ -10,7 +10,18 @@ import type { Redis } from 'ioredis';
 import { FINISHED, type JobInput, type JobRecord, type JobStatus } from './job-record.js';
 import type { JobPage, JobPatch, JobStore, ListDirection } from './store.js';
 
-const FIELDS = ['id', 'tenant', 'status', 'createdAt', 'updatedAt', 'input', 'progress', 'result', 'error', 'starts'] as const;
+const FIELDS = [
+  'id',
+  'tenant',
+  'status',
+  'createdAt',
+  'updatedAt',
+  'input',
+  'progress',
+  'result',
+  'error',
+  'starts',
+] as const;
 const JSON_FIELDS = new Set(['input', 'progress', 'result', 'error', 'starts']);
 
 // KEYS: job hash, tenant's active set. ARGV: allowed statuses (comma-joined), new status or '', retention seconds,
@@ -39,7 +50,10 @@ export interface RedisStoreOptions {
 export class RedisJobStore implements JobStore {
   private readonly p: string;
 
-  constructor(private readonly redis: Redis, private readonly opts: RedisStoreOptions) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: RedisStoreOptions,
+  ) {
     this.p = opts.prefix ?? 'specula';
     redis.defineCommand('speculaTransition', { numberOfKeys: 2, lua: TRANSITION });
   }
@@ -73,9 +87,18 @@ export class RedisJobStore implements JobStore {
 
   async create(tenant: string, input: JobInput, id: string = randomUUID()): Promise<JobRecord> {
     const now = new Date().toISOString();
-    const job: JobRecord = { id, tenant, status: 'queued', createdAt: now, updatedAt: now, input, progress: { pagesDone: 0, pagesTotal: 0 } };
+    const job: JobRecord = {
+      id,
+      tenant,
+      status: 'queued',
+      createdAt: now,
+      updatedAt: now,
+      input,
+      progress: { pagesDone: 0, pagesTotal: 0 },
+    };
     const order = await this.redis.incr(`${this.p}:job-order`);
-    await this.redis.multi()
+    await this.redis
+      .multi()
       .hset(this.jobKey(job.id), ...RedisJobStore.encode(job), 'order', String(order))
       .zadd(this.indexKey(tenant), order, job.id)
       .sadd(this.activeKey(tenant), job.id)
@@ -118,9 +141,10 @@ export class RedisJobStore implements JobStore {
       if (score === null) return { jobs: [], endCursor: null, hasNextPage: false }; // unknown (or expired) cursor
       bound = `(${score}`;
     }
-    const range = (from: string, want: number): Promise<string[]> => (older
-      ? this.redis.zrevrangebyscore(index, from, '-inf', 'WITHSCORES', 'LIMIT', 0, want)
-      : this.redis.zrangebyscore(index, from, '+inf', 'WITHSCORES', 'LIMIT', 0, want));
+    const range = (from: string, want: number): Promise<string[]> =>
+      older
+        ? this.redis.zrevrangebyscore(index, from, '-inf', 'WITHSCORES', 'LIMIT', 0, want)
+        : this.redis.zrangebyscore(index, from, '+inf', 'WITHSCORES', 'LIMIT', 0, want);
     const jobs: JobRecord[] = []; // nearest the cursor first
     let hasNextPage = false;
     // Expired jobs leave index entries behind; skip (and drop) them until the page is full.
@@ -130,7 +154,10 @@ export class RedisJobStore implements JobStore {
       if (!ids.length) break;
       const pairs: [string, string][] = [];
       for (let i = 0; i < ids.length; i += 2) pairs.push([ids[i], ids[i + 1]]);
-      const found = await this.getMany(tenant, pairs.map(([id]) => id));
+      const found = await this.getMany(
+        tenant,
+        pairs.map(([id]) => id),
+      );
       const gone = pairs.filter((_, i) => !found[i]).map(([id]) => id);
       if (gone.length) await this.redis.zrem(index, ...gone);
       for (const job of found) if (job) jobs.push(job);
@@ -157,8 +184,17 @@ export class RedisJobStore implements JobStore {
     const current = await this.redis.hget(this.jobKey(id), 'tenant');
     if (current === null) return null;
     const fields = RedisJobStore.encode({ ...patch, updatedAt: new Date().toISOString() });
-    const applied = await (this.redis as Redis & { speculaTransition(...args: (string | number)[]): Promise<number> })
-      .speculaTransition(this.jobKey(id), this.activeKey(current), from.join(','), patch.status ?? '', this.opts.retentionSeconds, id, ...fields);
+    const applied = await (
+      this.redis as Redis & { speculaTransition(...args: (string | number)[]): Promise<number> }
+    ).speculaTransition(
+      this.jobKey(id),
+      this.activeKey(current),
+      from.join(','),
+      patch.status ?? '',
+      this.opts.retentionSeconds,
+      id,
+      ...fields,
+    );
     return applied ? this.load(id) : null;
   }
 }

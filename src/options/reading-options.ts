@@ -12,12 +12,19 @@ export const OUTPUT_FORMATS = {
   markdown: { api: 'MARKDOWN', description: 'Markdown: headings, lists, tables, pages separated by a rule.' },
   text: { api: 'TEXT', description: 'Plain text: every line, blocks separated by blank lines.' },
   json: { api: 'JSON', description: 'The block tree as JSON (ParseJob.document).' },
-  hocr: { api: 'HOCR', description: 'hOCR 1.2 (XHTML): pages, areas, paragraphs, lines and words with boxes and x_wconf.' },
-  alto: { api: 'ALTO', description: 'ALTO 4 XML: Page, PrintSpace, TextBlock, TextLine, String with positions and WC.' },
-  tsv: { api: 'TSV', description: 'Tesseract\'s TSV columns: one row per page, block, paragraph, line and word.' },
+  hocr: {
+    api: 'HOCR',
+    description: 'hOCR 1.2 (XHTML): pages, areas, paragraphs, lines and words with boxes and x_wconf.',
+  },
+  alto: {
+    api: 'ALTO',
+    description: 'ALTO 4 XML: Page, PrintSpace, TextBlock, TextLine, String with positions and WC.',
+  },
+  tsv: { api: 'TSV', description: "Tesseract's TSV columns: one row per page, block, paragraph, line and word." },
   pdf: {
     api: 'SEARCHABLE_PDF',
-    description: 'A PDF of the pages with an invisible text layer word by word; downloaded from ParseJob.searchablePdf.url.',
+    description:
+      'A PDF of the pages with an invisible text layer word by word; downloaded from ParseJob.searchablePdf.url.',
   },
 } as const;
 export type OutputFormat = keyof typeof OUTPUT_FORMATS;
@@ -65,7 +72,7 @@ export const READING_OPTIONS = {
     kind: 'switch',
     default: false,
     flag: 'words',
-    help: 'JSON: each line\'s words with their boxes and confidences',
+    help: "JSON: each line's words with their boxes and confidences",
     description: 'Word boxes and confidences on every line (Line.words); the word-level formats imply it.',
   },
   chars: {
@@ -73,7 +80,7 @@ export const READING_OPTIONS = {
     default: false,
     flag: 'chars',
     api: 'characters',
-    help: 'each word\'s characters too (JSON words[].chars, hOCR ocrx_cinfo, ALTO Glyph)',
+    help: "each word's characters too (JSON words[].chars, hOCR ocrx_cinfo, ALTO Glyph)",
     description: 'Character boxes within each word too (Word.characters, hOCR ocrx_cinfo, ALTO Glyph); implies words.',
   },
   dropHeadersFooters: {
@@ -87,30 +94,35 @@ export const READING_OPTIONS = {
     kind: 'switch',
     default: true,
     flag: 'script-gate',
-    help: 'decode every line, even on a page in a script the model never learnt (by default such a page\'s flagged '
-      + 'lines are its CTC head\'s reading, marked unread)',
-    description: 'On a page in a script the model never learnt (Hangul, Han, Cyrillic, ...), read the lines it flags '
-      + 'by the CTC head alone, marked Line.unread, instead of decoding Latin garbage to the length cap (default '
-      + 'true; false decodes every line).',
+    help:
+      "decode every line, even on a page in a script the model never learnt (by default such a page's flagged " +
+      "lines are its CTC head's reading, marked unread)",
+    description:
+      'On a page in a script the model never learnt (Hangul, Han, Cyrillic, ...), read the lines it flags ' +
+      'by the CTC head alone, marked Line.unread, instead of decoding Latin garbage to the length cap (default ' +
+      'true; false decodes every line).',
   },
   textLayer: {
     kind: 'switch',
     default: true,
     flag: 'text-layer',
-    help: 'read a PDF by the model alone (by default a line takes the PDF\'s own text where it fits the line as well)',
-    description: 'On a born-digital PDF page whose text layer agrees with what the model reads, a line takes the '
-      + 'layer\'s text where the model\'s CTC head finds it fits the line at least as well as its own reading '
-      + '(Line.textLayer). Default true; false reads by the model alone.',
+    help: "read a PDF by the model alone (by default a line takes the PDF's own text where it fits the line as well)",
+    description:
+      'On a born-digital PDF page whose text layer agrees with what the model reads, a line takes the ' +
+      "layer's text where the model's CTC head finds it fits the line at least as well as its own reading " +
+      '(Line.textLayer). Default true; false reads by the model alone.',
   },
   formulas: {
     kind: 'switch',
     default: true,
     flag: 'formulas',
-    help: 'read formulas as text (by default a line that reads like mathematics is read again by the formula bundle: '
-      + 'LaTeX, $$ in the markdown, $ in table cells; and a run of symbols within a line of text, $ in the line)',
-    description: 'Read formulas as LaTeX with the formula bundle: display formulas (formula blocks, `$$` in the '
-      + 'markdown, `$` in table cells) and formulas set within lines of text (`$` in the line; Line.inlineFormulas). '
-      + 'Default true; false reads them as text.',
+    help:
+      'read formulas as text (by default a line that reads like mathematics is read again by the formula bundle: ' +
+      'LaTeX, $$ in the markdown, $ in table cells; and a run of symbols within a line of text, $ in the line)',
+    description:
+      'Read formulas as LaTeX with the formula bundle: display formulas (formula blocks, `$$` in the ' +
+      'markdown, `$` in table cells) and formulas set within lines of text (`$` in the line; Line.inlineFormulas). ' +
+      'Default true; false reads them as text.',
   },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -120,23 +132,35 @@ export type ReadingOptionName = keyof typeof READING_OPTIONS;
 function check(spec: OptionSpec): z.ZodType {
   if (spec.kind === 'switch') return z.boolean().default(spec.default);
   if (spec.kind === 'text') {
-    return z.string().max(spec.maxLength).transform((s) => s.trim() || undefined).optional();
+    return z
+      .string()
+      .max(spec.maxLength)
+      .transform((s) => s.trim() || undefined)
+      .optional();
   }
-  return z.array(z.enum(FORMAT_NAMES)).transform((f) => (f.length ? [...new Set(f)] : undefined)).optional();
+  return z
+    .array(z.enum(FORMAT_NAMES))
+    .transform((f) => (f.length ? [...new Set(f)] : undefined))
+    .optional();
 }
 
-const schema = z.object(
-  Object.fromEntries(Object.entries(READING_OPTIONS).map(([k, spec]) => [k, check(spec)])),
-);
+const schema = z.object(Object.fromEntries(Object.entries(READING_OPTIONS).map(([k, spec]) => [k, check(spec)])));
 
-type ValueOf<S> = S extends Switch ? boolean : S extends Text ? string | undefined : readonly OutputFormat[] | undefined;
+type ValueOf<S> = S extends Switch
+  ? boolean
+  : S extends Text
+    ? string | undefined
+    : readonly OutputFormat[] | undefined;
 /** Reading options with every choice made (text and formats absent: every page, DEFAULT_FORMATS). */
 export type ReadingOptions = { readonly [K in ReadingOptionName]: ValueOf<(typeof READING_OPTIONS)[K]> };
 /** Reading options as a caller sends them: any may be left out. */
 export type ReadingOptionsInput = { readonly [K in keyof ReadingOptions]?: ReadingOptions[K] | null };
 
 export class ReadingOptionsError extends Error {
-  constructor(readonly option: string, message: string) {
+  constructor(
+    readonly option: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -154,7 +178,9 @@ export function resolveReading(input: ReadingOptionsInput = {}): ReadingOptions 
     throw new ReadingOptionsError(option, `${option}: ${issue.message}`);
   }
   const o = parsed.data as unknown as ReadingOptions;
-  const wordLevel = (o.formats ?? DEFAULT_FORMATS).some((f) => (WORD_LEVEL_FORMATS as readonly OutputFormat[]).includes(f));
+  const wordLevel = (o.formats ?? DEFAULT_FORMATS).some((f) =>
+    (WORD_LEVEL_FORMATS as readonly OutputFormat[]).includes(f),
+  );
   return { ...o, words: o.words || o.chars || wordLevel };
 }
 

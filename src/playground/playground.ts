@@ -41,20 +41,37 @@ interface FinalMetrics {
   visualTokenRatio: number;
 }
 
-interface Box { x: number; y: number; width: number; height: number }
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 interface JobResult {
   status: string;
   markdown: string | null;
   error: { code: string; message: string } | null;
-  pages: { index: number; width: number; height: number; rotation: number; blocks: { type: string; order: number; box: Box }[] }[];
+  pages: {
+    index: number;
+    width: number;
+    height: number;
+    rotation: number;
+    blocks: { type: string; order: number; box: Box }[];
+  }[];
 }
 
-interface GqlError { message: string; extensions?: { code?: string } }
+interface GqlError {
+  message: string;
+  extensions?: { code?: string };
+}
 
 const $ = <T extends Element>(sel: string, root: ParentNode = document): T => root.querySelector(sel) as T;
 
 class ApiError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -71,7 +88,11 @@ function firstError(body: { errors?: GqlError[] }): ApiError | null {
 }
 
 async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const res = await fetch('/graphql', { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify({ query, variables }) });
+  const res = await fetch('/graphql', {
+    method: 'POST',
+    headers: headers({ 'content-type': 'application/json' }),
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await res.json()) as { data?: T; errors?: GqlError[] };
   const err = firstError(body);
   if (err) throw err;
@@ -80,13 +101,20 @@ async function gql<T>(query: string, variables: Record<string, unknown> = {}): P
 
 async function upload(file: File, decoding: Record<string, unknown>): Promise<string> {
   const form = new FormData();
-  form.set('operations', JSON.stringify({
-    query: 'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }',
-    variables: { input: { file: null, decoding } },
-  }));
+  form.set(
+    'operations',
+    JSON.stringify({
+      query: 'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }',
+      variables: { input: { file: null, decoding } },
+    }),
+  );
   form.set('map', JSON.stringify({ 0: ['variables.input.file'] }));
   form.set('0', file, file.name);
-  const res = await fetch('/graphql', { method: 'POST', headers: headers({ 'x-graphql-yoga-csrf': 'playground' }), body: form });
+  const res = await fetch('/graphql', {
+    method: 'POST',
+    headers: headers({ 'x-graphql-yoga-csrf': 'playground' }),
+    body: form,
+  });
   const body = (await res.json()) as { data?: { createParseJob: { id: string } }; errors?: GqlError[] };
   const err = firstError(body);
   if (err) throw err;
@@ -97,14 +125,20 @@ const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) {
   __typename
   ... on JobEvent { seq }
   ... on TokenDelta { page line text fromDraft accepted drafted }
-  ... on JobDone { metrics { tokensPerForward forwards sequenceForwards acceptanceByPosition committedTokens acceptedTokens visualTokenRatio } }
+  ... on JobDone { metrics {
+    tokensPerForward forwards sequenceForwards acceptanceByPosition committedTokens acceptedTokens visualTokenRatio
+  } }
   ... on JobFailed { code message }
   ... on JobRestarted { attempt }
 } }`;
 
 /** Follow a job over server-sent events (POST + Accept: text/event-stream), one event at a time. */
 async function follow(id: string, onEvent: (e: JobEvent) => void): Promise<void> {
-  const res = await fetch('/graphql', { method: 'POST', headers: headers({ 'content-type': 'application/json', accept: 'text/event-stream' }), body: JSON.stringify({ query: EVENTS, variables: { id } }) });
+  const res = await fetch('/graphql', {
+    method: 'POST',
+    headers: headers({ 'content-type': 'application/json', accept: 'text/event-stream' }),
+    body: JSON.stringify({ query: EVENTS, variables: { id } }),
+  });
   if (!res.ok || !res.body) {
     const body = (await res.json().catch(() => ({}))) as { errors?: GqlError[] };
     throw firstError(body) ?? new ApiError('HTTP_' + res.status, `the event stream failed (HTTP ${res.status})`);
@@ -121,7 +155,11 @@ async function follow(id: string, onEvent: (e: JobEvent) => void): Promise<void>
       buf = buf.slice(end + 2);
       const kind = /^event: (.*)$/m.exec(block)?.[1];
       if (kind === 'complete') return;
-      const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+      const data = block
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim())
+        .join('\n');
       if (kind !== 'next' || !data) continue;
       const payload = JSON.parse(data) as { data?: { parseJobEvents: JobEvent }; errors?: GqlError[] };
       const err = firstError(payload);
@@ -133,31 +171,44 @@ async function follow(id: string, onEvent: (e: JobEvent) => void): Promise<void>
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** src/document/table-text.ts's HTML table: table, thead, tbody, tr, th and td with colspan/rowspan, text without tags. */
-const SERVER_TABLE = /^<table>\n(?:<\/?(?:thead|tbody)>\n|<tr>(?:<(th|td)(?: colspan="\d+")?(?: rowspan="\d+")?>[^<>]*<\/\1>)*<\/tr>\n)*<\/table>\s*$/;
+/**
+ * src/document/table-text.ts's HTML table: table, thead, tbody, tr, th and td with colspan/rowspan, text without tags.
+ */
+const SERVER_CELL = String.raw`<(th|td)(?: colspan="\d+")?(?: rowspan="\d+")?>[^<>]*<\/\1>`;
+const SERVER_TABLE = new RegExp(
+  String.raw`^<table>\n(?:<\/?(?:thead|tbody)>\n|<tr>(?:${SERVER_CELL})*<\/tr>\n)*<\/table>\s*$`,
+);
 
-interface Marked { parse(md: string): string; use(ext: unknown): void }
+interface Marked {
+  parse(md: string): string;
+  use(ext: unknown): void;
+}
 let markedReady: Promise<Marked> | null = null;
 function markdownRenderer(): Promise<Marked> {
-  markedReady ??= (import('/playground/vendor/marked.js' as string) as Promise<{ marked: Marked }>).then(({ marked }) => {
-    // Text read off a document is data, never markup: raw HTML in it is shown, not run. The one exception is the
-    // HTML table the server writes for a table whose cells span, and only in exactly that shape (its cell text is
-    // escaped server-side, so it holds no tags).
-    marked.use({
-      renderer: {
-        html: (t: { text?: string } | string) => {
-          const html = typeof t === 'string' ? t : t.text ?? '';
-          return SERVER_TABLE.test(html) ? html : escapeHtml(html);
+  markedReady ??= (import('/playground/vendor/marked.js' as string) as Promise<{ marked: Marked }>).then(
+    ({ marked }) => {
+      // Text read off a document is data, never markup: raw HTML in it is shown, not run. The one exception is the
+      // HTML table the server writes for a table whose cells span, and only in exactly that shape (its cell text is
+      // escaped server-side, so it holds no tags).
+      marked.use({
+        renderer: {
+          html: (t: { text?: string } | string) => {
+            const html = typeof t === 'string' ? t : (t.text ?? '');
+            return SERVER_TABLE.test(html) ? html : escapeHtml(html);
+          },
         },
-      },
-    });
-    return marked;
-  });
+      });
+      return marked;
+    },
+  );
   return markedReady;
 }
 
 /** The uploaded image as the server read it: turned by the page's rotation, at the page's size. */
-async function turnedImage(file: File, page: { width: number; height: number; rotation: number }): Promise<HTMLCanvasElement> {
+async function turnedImage(
+  file: File,
+  page: { width: number; height: number; rotation: number },
+): Promise<HTMLCanvasElement> {
   const img = new Image();
   img.src = URL.createObjectURL(file);
   await img.decode();
@@ -189,7 +240,10 @@ class RunView {
     this.el = (tpl.content.firstElementChild as HTMLElement).cloneNode(true) as HTMLElement;
     $<HTMLElement>('h2', this.el).textContent = title;
     $('#runs').append(this.el);
-    this.timer = window.setInterval(() => this.metric('time', `${((performance.now() - this.started) / 1000).toFixed(1)} s`), 200);
+    this.timer = window.setInterval(
+      () => this.metric('time', `${((performance.now() - this.started) / 1000).toFixed(1)} s`),
+      200,
+    );
   }
 
   status(state: string, text: string): void {
@@ -248,7 +302,13 @@ class RunView {
     this.metric('tpf', (this.tokens / this.steps).toFixed(2));
     this.metric('steps', String(this.steps));
     this.metric('tokens', `${this.tokens} (${this.fromDrafts} from drafts)`);
-    this.metric('acc', this.reached.slice(0, 8).map((n, i) => `${Math.round((100 * (this.acceptedAt[i] ?? 0)) / n)}%`).join(' ') || '–');
+    this.metric(
+      'acc',
+      this.reached
+        .slice(0, 8)
+        .map((n, i) => `${Math.round((100 * (this.acceptedAt[i] ?? 0)) / n)}%`)
+        .join(' ') || '–',
+    );
   }
 
   restart(attempt: number): void {
@@ -264,8 +324,18 @@ class RunView {
     window.clearInterval(this.timer);
     this.metric('tpf', m.tokensPerForward.toFixed(2));
     this.metric('steps', `${m.sequenceForwards} (${m.forwards} batched forwards)`);
-    this.metric('acc', m.acceptanceByPosition.slice(0, 8).map((a) => `${Math.round(a * 100)}%`).join(' ') || 'no drafts');
-    this.metric('tokens', `${m.committedTokens} (${m.acceptedTokens} from drafts), visual tokens attended ${Math.round(m.visualTokenRatio * 100)}%`);
+    this.metric(
+      'acc',
+      m.acceptanceByPosition
+        .slice(0, 8)
+        .map((a) => `${Math.round(a * 100)}%`)
+        .join(' ') || 'no drafts',
+    );
+    this.metric(
+      'tokens',
+      `${m.committedTokens} (${m.acceptedTokens} from drafts), visual tokens ` +
+        `attended ${Math.round(m.visualTokenRatio * 100)}%`,
+    );
     const result = $<HTMLElement>('.result', this.el);
     result.hidden = false;
     const marked = await markdownRenderer();
@@ -274,13 +344,33 @@ class RunView {
     // page as its outline (the browser has no PDF renderer here).
     const pages = $<HTMLElement>('.pages', this.el);
     pages.replaceChildren();
-    const colors: Record<string, string> = { HEADING: '#c50', PARAGRAPH: '#27c', LIST_ITEM: '#2a7', TABLE: '#a3c', FIGURE: '#888', PAGE_HEADER: '#999', PAGE_FOOTER: '#999', PAGE_NUMBER: '#999' };
+    const colors: Record<string, string> = {
+      HEADING: '#c50',
+      PARAGRAPH: '#27c',
+      LIST_ITEM: '#2a7',
+      TABLE: '#a3c',
+      FIGURE: '#888',
+      PAGE_HEADER: '#999',
+      PAGE_FOOTER: '#999',
+      PAGE_NUMBER: '#999',
+    };
     const isImage = file.type.startsWith('image/') && !file.type.includes('tiff');
     for (const page of job.pages) {
       const holder = document.createElement('figure');
       holder.className = 'page';
-      const boxes = page.blocks.map((b) => `<rect x="${b.box.x}" y="${b.box.y}" width="${b.box.width}" height="${b.box.height}" stroke="${colors[b.type] ?? '#27c'}"><title>${b.order}: ${b.type}</title></rect>`).join('');
-      holder.innerHTML = `<svg class="boxes" viewBox="0 0 ${page.width} ${page.height}">${boxes}</svg><figcaption>page ${page.index}${page.rotation ? `, read turned ${page.rotation}°` : ''}</figcaption>`;
+      const boxes = page.blocks
+        .map(
+          (b) =>
+            `<rect x="${b.box.x}" y="${b.box.y}" width="${b.box.width}" ` +
+            `height="${b.box.height}" ` +
+            `stroke="${colors[b.type] ?? '#27c'}"><title>${b.order}: ` +
+            `${b.type}</title></rect>`,
+        )
+        .join('');
+      holder.innerHTML =
+        `<svg class="boxes" viewBox="0 0 ${page.width} ` +
+        `${page.height}">${boxes}</svg><figcaption>page ` +
+        `${page.index}${page.rotation ? `, read turned ${page.rotation}°` : ''}</figcaption>`;
       holder.style.aspectRatio = `${page.width} / ${page.height}`;
       if (isImage) holder.prepend(await turnedImage(file, page));
       pages.append(holder);
@@ -311,7 +401,11 @@ async function run(file: File, fieldset: HTMLFieldSetElement, title: string): Pr
     if (end?.__typename === 'JobFailed') throw new ApiError(end.code, end.message);
     if (end?.__typename !== 'JobDone') throw new ApiError('STREAM_ENDED', 'the event stream ended before the job did');
     const { parseJob } = await gql<{ parseJob: JobResult }>(
-      `query($id: ID!) { parseJob(id: $id) { status markdown error { code message } pages { index width height rotation blocks { type order box { x y width height } } } } }`, { id });
+      `query($id: ID!) { parseJob(id: $id) { status markdown error { code ` +
+        `message } pages { index width height rotation blocks { type order box ` +
+        `{ x y width height } } } } }`,
+      { id },
+    );
     await view.done(end.metrics, parseJob, file);
   } catch (e) {
     view.fail(e);
@@ -342,12 +436,22 @@ async function init(): Promise<void> {
     choose(e.dataTransfer?.files[0]);
   });
   try {
-    const { engine } = await gql<{ engine: { strategies: Strategies } }>('{ engine { strategies { drafters { name description available reason } verifiers { name description } defaultDrafter defaultVerifier } } }');
+    const { engine } = await gql<{ engine: { strategies: Strategies } }>(
+      '{ engine { strategies { drafters { name description available reason ' +
+        '} verifiers { name description } defaultDrafter defaultVerifier } } }',
+    );
     for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="drafter"]')) {
-      for (const d of engine.strategies.drafters) select.add(Object.assign(new Option(d.name.toLowerCase(), d.name), { disabled: !d.available, title: d.reason ?? d.description }));
+      for (const d of engine.strategies.drafters)
+        select.add(
+          Object.assign(new Option(d.name.toLowerCase(), d.name), {
+            disabled: !d.available,
+            title: d.reason ?? d.description,
+          }),
+        );
     }
     for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="verifier"]')) {
-      for (const v of engine.strategies.verifiers) select.add(Object.assign(new Option(v.name.toLowerCase(), v.name), { title: v.description }));
+      for (const v of engine.strategies.verifiers)
+        select.add(Object.assign(new Option(v.name.toLowerCase(), v.name), { title: v.description }));
     }
     // A: what the API does for a request that names nothing. B, to compare with: plain greedy AR decoding.
     const a = $<HTMLFieldSetElement>('fieldset[data-run="a"]');
@@ -358,7 +462,8 @@ async function init(): Promise<void> {
     $<HTMLSelectElement>('select[name="verifier"]', b).value = 'GREEDY';
   } catch (e) {
     const err = e instanceof ApiError ? e : new ApiError('ERROR', String(e));
-    $<HTMLElement>('#file-name').textContent = `The API refused: ${err.code}: ${err.message}. Enter an API key above and reload.`;
+    $<HTMLElement>('#file-name').textContent =
+      `The API refused: ${err.code}: ${err.message}. Enter an API key above and reload.`;
   }
   runButton.addEventListener('click', () => {
     if (!file) return;

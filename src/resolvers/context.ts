@@ -48,7 +48,9 @@ export interface EngineInfo {
    * A request's decoding options resolved against the served bundle (its defaults fill what is absent), or why
    * they cannot be: a message naming the valid choices. Options resolved before come back as they are.
    */
-  resolveDecoding(input: UncheckedDecoding | undefined): { options: DecodingOptions; error?: undefined } | { error: string; options?: undefined };
+  resolveDecoding(
+    input: UncheckedDecoding | undefined,
+  ): { options: DecodingOptions; error?: undefined } | { error: string; options?: undefined };
 }
 
 export interface ApiLimits {

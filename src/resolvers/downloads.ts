@@ -17,7 +17,11 @@ export function downloadJobId(path: string): string | null {
 }
 
 /** The tenant's job's searchable PDF and the name to save it under; null when this tenant has no such PDF. */
-export async function loadSearchablePdf(jobs: Jobs, tenant: string, jobId: string): Promise<{ bytes: Uint8Array; fileName: string } | null> {
+export async function loadSearchablePdf(
+  jobs: Jobs,
+  tenant: string,
+  jobId: string,
+): Promise<{ bytes: Uint8Array; fileName: string } | null> {
   const job = await jobs.get(tenant, jobId);
   if (!job?.result?.pdf || !('bytes' in job.result.pdf)) return null;
   const bytes = await jobs.backends.blobs.get(searchablePdfKey(jobId));

@@ -33,7 +33,9 @@ async function publicAddress(host: string): Promise<{ address: string; family: n
   const bare = host.replace(/^\[|\]$/g, '');
   let addrs: { address: string; family: number }[];
   try {
-    addrs = ipaddr.isValid(bare) ? [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }] : await lookup(bare, { all: true });
+    addrs = ipaddr.isValid(bare)
+      ? [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }]
+      : await lookup(bare, { all: true });
   } catch {
     addrs = [];
   }
@@ -56,45 +58,76 @@ function parseHttps(raw: string): URL {
   return url;
 }
 
-function fetchOnce(url: URL, pinned: { address: string; family: number }, maxBytes: number, signal: AbortSignal): Promise<{ status: number; location?: string; bytes?: Uint8Array }> {
+function fetchOnce(
+  url: URL,
+  pinned: { address: string; family: number },
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ status: number; location?: string; bytes?: Uint8Array }> {
   const pin: LookupFunction = (_host, opts, cb) => {
-    if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
+    if ((opts as { all?: boolean }).all)
+      (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [pinned]);
     else cb(null, pinned.address, pinned.family);
   };
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', lookup: pin, signal, headers: { 'user-agent': 'specula-fetch/1', accept: '*/*' } }, (res) => {
-      const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400 && res.headers.location) {
-        res.resume();
-        resolve({ status, location: res.headers.location });
-        return;
-      }
-      if (status !== 200) {
-        res.resume();
-        reject(apiError('URL_FETCH_FAILED', `${url.host} answered HTTP ${status}`));
-        return;
-      }
-      const declared = Number(res.headers['content-length'] ?? NaN);
-      if (declared > maxBytes) {
-        res.destroy();
-        reject(apiError('UPLOAD_TOO_LARGE', `the document at the URL is ${declared} bytes; the limit is ${maxBytes}`, { limit: maxBytes }));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > maxBytes) {
-          res.destroy();
-          reject(apiError('UPLOAD_TOO_LARGE', `the document at the URL is over the ${maxBytes}-byte limit`, { limit: maxBytes }));
+    const req = request(
+      url,
+      { method: 'GET', lookup: pin, signal, headers: { 'user-agent': 'specula-fetch/1', accept: '*/*' } },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume();
+          resolve({ status, location: res.headers.location });
           return;
         }
-        chunks.push(c);
-      });
-      res.on('end', () => resolve({ status, bytes: new Uint8Array(Buffer.concat(chunks)) }));
-      res.on('error', (e) => reject(apiError('URL_FETCH_FAILED', `reading the document from the URL failed (${(e as NodeJS.ErrnoException).code ?? 'connection error'})`)));
-    });
-    req.on('error', (e) => reject(signal.aborted ? apiError('URL_FETCH_FAILED', 'fetching the URL took too long') : apiError('URL_FETCH_FAILED', `fetching the URL failed (${(e as NodeJS.ErrnoException).code ?? e.message})`)));
+        if (status !== 200) {
+          res.resume();
+          reject(apiError('URL_FETCH_FAILED', `${url.host} answered HTTP ${status}`));
+          return;
+        }
+        const declared = Number(res.headers['content-length'] ?? NaN);
+        if (declared > maxBytes) {
+          res.destroy();
+          reject(
+            apiError('UPLOAD_TOO_LARGE', `the document at the URL is ${declared} bytes; the limit is ${maxBytes}`, {
+              limit: maxBytes,
+            }),
+          );
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > maxBytes) {
+            res.destroy();
+            reject(
+              apiError('UPLOAD_TOO_LARGE', `the document at the URL is over the ${maxBytes}-byte limit`, {
+                limit: maxBytes,
+              }),
+            );
+            return;
+          }
+          chunks.push(c);
+        });
+        res.on('end', () => resolve({ status, bytes: new Uint8Array(Buffer.concat(chunks)) }));
+        res.on('error', (e) =>
+          reject(
+            apiError(
+              'URL_FETCH_FAILED',
+              `reading the document from the URL failed (${(e as NodeJS.ErrnoException).code ?? 'connection error'})`,
+            ),
+          ),
+        );
+      },
+    );
+    req.on('error', (e) =>
+      reject(
+        signal.aborted
+          ? apiError('URL_FETCH_FAILED', 'fetching the URL took too long')
+          : apiError('URL_FETCH_FAILED', `fetching the URL failed (${(e as NodeJS.ErrnoException).code ?? e.message})`),
+      ),
+    );
     req.end();
   });
 }

@@ -26,14 +26,24 @@ function abortable<T>(open: (signal: AbortSignal) => Promise<AsyncIterable<T>>):
   };
 }
 
-export async function subscribeParseJobEvents(id: string, after: number | null | undefined, ctx: TenantContext): Promise<AsyncIterable<Sequenced>> {
+export async function subscribeParseJobEvents(
+  id: string,
+  after: number | null | undefined,
+  ctx: TenantContext,
+): Promise<AsyncIterable<Sequenced>> {
   const { tenant } = ctx;
   const from = after ?? 0;
-  if (!Number.isInteger(from) || from < 0) throw apiError('BAD_USER_INPUT', `after must be a sequence number >= 0, got ${from}`);
+  if (!Number.isInteger(from) || from < 0)
+    throw apiError('BAD_USER_INPUT', `after must be a sequence number >= 0, got ${from}`);
   // Check ownership before the stream starts, so a stranger's subscription fails as a plain error.
   if (!(await ctx.jobs.get(tenant, id))) throw apiError('NOT_FOUND', `no parse job with id "${id}"`);
   return abortable(async (signal) => {
-    const events = await ctx.jobs.events(tenant, id, from, ctx.shutdown ? AbortSignal.any([signal, ctx.shutdown]) : signal);
+    const events = await ctx.jobs.events(
+      tenant,
+      id,
+      from,
+      ctx.shutdown ? AbortSignal.any([signal, ctx.shutdown]) : signal,
+    );
     if (!events) throw apiError('NOT_FOUND', `no parse job with id "${id}"`);
     return events;
   });

@@ -14,7 +14,13 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { createFetch } from '@whatwg-node/fetch';
-import { type ExecutionArgs, GraphQLError, type GraphQLSchema, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
+import {
+  type ExecutionArgs,
+  GraphQLError,
+  type GraphQLSchema,
+  NoSchemaIntrospectionCustomRule,
+  type ValidationContext,
+} from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { createYoga, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
@@ -64,7 +70,12 @@ function tooLarge(error: unknown): boolean {
 function storeDown(error: unknown): boolean {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   if (!(original instanceof Error)) return false;
-  return original.name === 'MaxRetriesPerRequestError' || /enableOfflineQueue|Command timed out|Connection is closed|Stream isn't writeable|ECONNREFUSED/.test(original.message);
+  return (
+    original.name === 'MaxRetriesPerRequestError' ||
+    /enableOfflineQueue|Command timed out|Connection is closed|Stream isn't writeable|ECONNREFUSED/.test(
+      original.message,
+    )
+  );
 }
 
 /**
@@ -101,7 +112,9 @@ const nestingGuard: Plugin = {
     const source = typeof params.source === 'string' ? params.source : params.source.body;
     const n = nesting(source);
     if (n > MAX_NESTING) {
-      throw new GraphQLError(`the query nests ${n} levels deep; at most ${MAX_NESTING}`, { extensions: { code: 'QUERY_TOO_DEEP', http: { status: 400 } } });
+      throw new GraphQLError(`the query nests ${n} levels deep; at most ${MAX_NESTING}`, {
+        extensions: { code: 'QUERY_TOO_DEEP', http: { status: 400 } },
+      });
     }
   },
 };
@@ -127,10 +140,16 @@ interface ServerContext {
 }
 
 /** graphql-armor's guards report plain errors; give them a stable code instead. */
-function coded(code: string): { propagateOnRejection: false; onReject: ((ctx: ValidationContext | null, error: GraphQLError) => void)[] } {
+function coded(code: string): {
+  propagateOnRejection: false;
+  onReject: ((ctx: ValidationContext | null, error: GraphQLError) => void)[];
+} {
   return {
     propagateOnRejection: false,
-    onReject: [(ctx, error) => ctx?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code } }))],
+    onReject: [
+      (ctx, error) =>
+        ctx?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''), { extensions: { code } })),
+    ],
   };
 }
 
@@ -143,7 +162,14 @@ function coded(code: string): { propagateOnRejection: false; onReject: ((ctx: Va
 const DRAIN_BYTES = 64 * 1024 * 1024;
 const DRAIN_MS = 15_000;
 
-function refuse(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): void {
   let sent = false;
   const send = (cut: boolean): void => {
     if (sent) return;
@@ -185,7 +211,13 @@ export function createApp(deps: AppDeps): App {
     ...(auth.ok ? {} : { authFailure: auth.reason }),
     jobs: deps.jobs,
     engine: deps.engine,
-    limits: { uploadBytes: config.limits.uploadBytes, pages: config.limits.pages, activeJobs: config.limits.activeJobs, depth: config.limits.depth, complexity: config.limits.complexity },
+    limits: {
+      uploadBytes: config.limits.uploadBytes,
+      pages: config.limits.pages,
+      activeJobs: config.limits.activeJobs,
+      depth: config.limits.depth,
+      complexity: config.limits.complexity,
+    },
     fetchUrl: deps.fetchUrl,
     report,
     shutdown: shutdown.signal,
@@ -198,7 +230,10 @@ export function createApp(deps: AppDeps): App {
       return {
         onExecuteDone({ result }) {
           const errors = 'errors' in result && Array.isArray(result.errors) ? result.errors.length : 0;
-          logger.debug({ op: args.operationName ?? null, tenant: ctx.tenant, ms: Math.round(performance.now() - t0), errors }, 'graphql');
+          logger.debug(
+            { op: args.operationName ?? null, tenant: ctx.tenant, ms: Math.round(performance.now() - t0), errors },
+            'graphql',
+          );
         },
       };
     },
@@ -208,18 +243,34 @@ export function createApp(deps: AppDeps): App {
     schema: deps.schema,
     graphqlEndpoint: '/graphql',
     // Yoga's own GraphiQL loads its assets from a CDN; the inlined one is served only when asked for.
-    graphiql: Boolean(deps.renderGraphiQL) && { title: 'Specula', headers: JSON.stringify({ authorization: 'Bearer <your key>' }) },
+    graphiql: Boolean(deps.renderGraphiQL) && {
+      title: 'Specula',
+      headers: JSON.stringify({ authorization: 'Bearer <your key>' }),
+    },
     ...(deps.renderGraphiQL ? { renderGraphiQL: deps.renderGraphiQL } : {}),
     landingPage: false,
     logging: logger,
-    fetchAPI: createFetch({ formDataLimits: { fileSize: config.limits.uploadBytes, files: 1, fieldSize: config.limits.uploadBytes * 2, fields: 8 } }),
-    context: ({ request, wsAuth }: YogaInitialContext & ServerContext) => makeContext(wsAuth ?? keys.authenticate(request.headers.get('authorization'))),
+    fetchAPI: createFetch({
+      formDataLimits: {
+        fileSize: config.limits.uploadBytes,
+        files: 1,
+        fieldSize: config.limits.uploadBytes * 2,
+        fields: 8,
+      },
+    }),
+    context: ({ request, wsAuth }: YogaInitialContext & ServerContext) =>
+      makeContext(wsAuth ?? keys.authenticate(request.headers.get('authorization'))),
     plugins: [
       useCSRFPrevention({ requestHeaders: [CSRF_HEADER] }),
       nestingGuard,
       maxTokensPlugin({ n: 5000 }),
       // Introspection is deep by nature (getIntrospectionQuery nests 15 levels) and bounded by the schema itself.
-      maxDepthPlugin({ n: config.limits.depth, ignoreIntrospection: true, flattenFragments: true, ...coded('QUERY_TOO_DEEP') }),
+      maxDepthPlugin({
+        n: config.limits.depth,
+        ignoreIntrospection: true,
+        flattenFragments: true,
+        ...coded('QUERY_TOO_DEEP'),
+      }),
       maxAliasesPlugin({ n: 20, ...coded('QUERY_TOO_COMPLEX') }),
       ...(config.introspection ? [] : [noIntrospection]),
       logOperations,
@@ -249,13 +300,21 @@ export function createApp(deps: AppDeps): App {
     maskedErrors: {
       maskError(error, message) {
         if (storeDown(error)) {
-          logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'a request needed the job store and it did not answer');
-          return new GraphQLError('the job store (Redis) is not answering; try again shortly', { extensions: { code: 'STORE_UNAVAILABLE', http: { status: 503 } } });
+          logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            'a request needed the job store and it did not answer',
+          );
+          return new GraphQLError('the job store (Redis) is not answering; try again shortly', {
+            extensions: { code: 'STORE_UNAVAILABLE', http: { status: 503 } },
+          });
         }
         if (tooLarge(error)) {
-          return new GraphQLError(`the request is over the limit: documents are limited to ${config.limits.uploadBytes} bytes`, {
-            extensions: { code: 'UPLOAD_TOO_LARGE', limit: config.limits.uploadBytes, http: { status: 413 } },
-          });
+          return new GraphQLError(
+            `the request is over the limit: documents are limited to ${config.limits.uploadBytes} bytes`,
+            {
+              extensions: { code: 'UPLOAD_TOO_LARGE', limit: config.limits.uploadBytes, http: { status: 413 } },
+            },
+          );
         }
         const original = error instanceof GraphQLError ? error.originalError : error;
         // Ours (typed, with a code), GraphQL's own validation errors, and the guards' errors pass through.
@@ -277,10 +336,19 @@ export function createApp(deps: AppDeps): App {
     if (servePlayground(path, res)) return;
     const download = downloadJobId(path);
     if (download) {
-      void serveDownload(req, res, download, { jobs: deps.jobs, keys, report: (e) => report(e, { route: 'download' }) });
+      void serveDownload(req, res, download, {
+        jobs: deps.jobs,
+        keys,
+        report: (e) => report(e, { route: 'download' }),
+      });
       return;
     }
-    if (path === yoga.graphqlEndpoint && deps.renderGraphiQL && req.method === 'GET' && (req.headers.accept ?? '').includes('text/html')) {
+    if (
+      path === yoga.graphqlEndpoint &&
+      deps.renderGraphiQL &&
+      req.method === 'GET' &&
+      (req.headers.accept ?? '').includes('text/html')
+    ) {
       void yoga.handle(req, res);
       return;
     }
@@ -289,7 +357,17 @@ export function createApp(deps: AppDeps): App {
       const auth = keys.authenticate(req.headers.authorization);
       if (!auth.ok) {
         res.setHeader('www-authenticate', 'Bearer');
-        return refuse(req, res, 401, 'UNAUTHENTICATED', auth.reason === 'unknown' ? 'the API key is not valid' : auth.reason === 'malformed' ? 'send the API key as "Authorization: Bearer <key>"' : 'an API key is required: send "Authorization: Bearer <key>"');
+        return refuse(
+          req,
+          res,
+          401,
+          'UNAUTHENTICATED',
+          auth.reason === 'unknown'
+            ? 'the API key is not valid'
+            : auth.reason === 'malformed'
+              ? 'send the API key as "Authorization: Bearer <key>"'
+              : 'an API key is required: send "Authorization: Bearer <key>"',
+        );
       }
       // Bodies are bounded before they are read. Multipart may stream (its parser enforces the file limit);
       // other bodies must declare their length, which may hold a base64 document.
@@ -297,10 +375,23 @@ export function createApp(deps: AppDeps): App {
       const multipart = (req.headers['content-type'] ?? '').startsWith('multipart/form-data');
       const limit = multipart ? config.limits.uploadBytes + MULTIPART_OVERHEAD : base64Limit;
       if (declared > limit) {
-        return refuse(req, res, 413, 'UPLOAD_TOO_LARGE', `the request is ${declared} bytes; documents are limited to ${config.limits.uploadBytes} bytes`, { limit: config.limits.uploadBytes });
+        return refuse(
+          req,
+          res,
+          413,
+          'UPLOAD_TOO_LARGE',
+          `the request is ${declared} bytes; documents are limited to ${config.limits.uploadBytes} bytes`,
+          { limit: config.limits.uploadBytes },
+        );
       }
       if (req.method === 'POST' && !multipart && Number.isNaN(declared)) {
-        return refuse(req, res, 411, 'BAD_USER_INPUT', 'send a Content-Length with the request body (only multipart uploads may stream)');
+        return refuse(
+          req,
+          res,
+          411,
+          'BAD_USER_INPUT',
+          'send a Content-Length with the request body (only multipart uploads may stream)',
+        );
       }
     }
     if ((req.headers.accept ?? '').includes('text/event-stream')) {
@@ -317,14 +408,21 @@ export function createApp(deps: AppDeps): App {
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
       onConnect: (ctx) => {
-        const given = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization ?? ctx.extra.request.headers.authorization;
+        const given =
+          ctx.connectionParams?.authorization ??
+          ctx.connectionParams?.Authorization ??
+          ctx.extra.request.headers.authorization;
         const auth = keys.authenticate(typeof given === 'string' ? given : undefined);
         if (!auth.ok) return false; // closes with 4403 Forbidden
         wsAuth.set(ctx, auth);
         return true;
       },
       onSubscribe: async (ctx, _id, payload) => {
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ req: ctx.extra.request, wsAuth: wsAuth.get(ctx), params: payload });
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          req: ctx.extra.request,
+          wsAuth: wsAuth.get(ctx),
+          params: payload,
+        });
         let document;
         try {
           document = parse(payload.query);

@@ -4,17 +4,23 @@ import { type Device, DEVICE_CHOICES, type DeviceChoice } from '../engine/bundle
 import type { EngineOptions } from '../engine/engine.js';
 import { FormulaReader } from '../worker/formula-reader.js';
 
-const flag = z.enum(['0', '1', 'true', 'false', '']).default('0').transform((v) => v === '1' || v === 'true');
+const flag = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .default('0')
+  .transform((v) => v === '1' || v === 'true');
 const int = (def: number, min = 1): z.ZodType<number, string | undefined> =>
-  z.string().optional().transform((v, ctx) => {
-    if (v === undefined || v === '') return def;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) {
-      ctx.addIssue({ code: 'custom', message: `must be an integer >= ${min}, got "${v}"` });
-      return z.NEVER;
-    }
-    return n;
-  });
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return def;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) {
+        ctx.addIssue({ code: 'custom', message: `must be an integer >= ${min}, got "${v}"` });
+        return z.NEVER;
+      }
+      return n;
+    });
 
 const EnvSchema = z.object({
   PORT: int(4000, 0),
@@ -32,7 +38,10 @@ const EnvSchema = z.object({
   SPECULA_CONCURRENCY: int(4),
   /** Lines per decoder forward (0 = the engine's default for the device: 8 on CPU, 32 on a GPU). */
   SPECULA_MAX_BATCH: int(0, 0),
-  /** onnxruntime intra-op threads for the decoder (0 = the engine's default, half the cores: on 2 cores, 1 gave the most pages/s under concurrent load and over many pages, 2 a single job 2% sooner). */
+  /**
+   * onnxruntime intra-op threads for the decoder (0 = the engine's default, half the cores: on 2 cores, 1 gave the most
+   * pages/s under concurrent load and over many pages, 2 a single job 2% sooner).
+   */
   SPECULA_THREADS: int(0, 0),
   SPECULA_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024),
   SPECULA_MAX_PIXELS: int(100_000_000),
@@ -42,12 +51,18 @@ const EnvSchema = z.object({
   SPECULA_MAX_COMPLEXITY: int(20000),
   SPECULA_URL_INPUT: flag,
   /** Schema introspection (codegen, Postman, GraphiQL load the schema by it); 0 turns it off. */
-  SPECULA_INTROSPECTION: z.enum(['0', '1', 'true', 'false', '']).default('1').transform((v) => v !== '0' && v !== 'false'),
+  SPECULA_INTROSPECTION: z
+    .enum(['0', '1', 'true', 'false', ''])
+    .default('1')
+    .transform((v) => v !== '0' && v !== 'false'),
   /** GraphiQL at /graphql for a browser (its assets served from the package, nothing from a CDN). */
   SPECULA_GRAPHIQL: flag,
   SPECULA_URL_TIMEOUT_MS: int(15_000),
   SPECULA_REDIS_URL: z.string().optional(),
-  SPECULA_REDIS_PREFIX: z.string().regex(/^[\w.-]+$/).default('specula'),
+  SPECULA_REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w.-]+$/)
+    .default('specula'),
   SPECULA_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
   SPECULA_BLOB_DIR: z.string().optional(),
   SPECULA_REDIS_BLOB_MAX_BYTES: int(32 * 1024 * 1024),
@@ -159,7 +174,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
   };
 }
 
-/** The formula reader a worker uses (opened lazily, with the engine's options on the device its engine took), or null. */
+/**
+ * The formula reader a worker uses (opened lazily, with the engine's options on the device its engine took), or null.
+ */
 export function formulaReader(config: ServerConfig, device: Device): FormulaReader | null {
   if (config.formulaModel === 'none') return null;
   const opts = { ...engineOptions(config), device };
@@ -168,5 +185,10 @@ export function formulaReader(config: ServerConfig, device: Device): FormulaRead
 
 /** What a worker opens its engine with. */
 export function engineOptions(config: ServerConfig): EngineOptions {
-  return { device: config.device, ...(config.maxBatch ? { maxBatch: config.maxBatch } : {}), ...(config.precision ? { precision: config.precision } : {}), ...(config.threads ? { threads: config.threads } : {}) };
+  return {
+    device: config.device,
+    ...(config.maxBatch ? { maxBatch: config.maxBatch } : {}),
+    ...(config.precision ? { precision: config.precision } : {}),
+    ...(config.threads ? { threads: config.threads } : {}),
+  };
 }

@@ -5,17 +5,26 @@ import { loadSearchablePdf } from '../resolvers/downloads.js';
 import type { ApiKeys } from './auth.js';
 
 function answer(res: ServerResponse, status: number, code: string, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+  });
   res.end(JSON.stringify({ errors: [{ message, extensions: { code } }] }));
 }
 
-export async function serveDownload(req: IncomingMessage, res: ServerResponse, jobId: string, deps: { jobs: Jobs; keys: ApiKeys; report: (e: unknown) => void }): Promise<void> {
+export async function serveDownload(
+  req: IncomingMessage,
+  res: ServerResponse,
+  jobId: string,
+  deps: { jobs: Jobs; keys: ApiKeys; report: (e: unknown) => void },
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('allow', 'GET, HEAD');
     return answer(res, 405, 'METHOD_NOT_ALLOWED', 'downloads are fetched with GET');
   }
   const auth = deps.keys.authenticate(req.headers.authorization);
-  if (!auth.ok) return answer(res, 401, 'UNAUTHENTICATED', 'send the API key the job was made with: "Authorization: Bearer <key>"');
+  if (!auth.ok)
+    return answer(res, 401, 'UNAUTHENTICATED', 'send the API key the job was made with: "Authorization: Bearer <key>"');
   let pdf: Awaited<ReturnType<typeof loadSearchablePdf>>;
   try {
     pdf = await loadSearchablePdf(deps.jobs, auth.tenant, jobId);
@@ -24,7 +33,13 @@ export async function serveDownload(req: IncomingMessage, res: ServerResponse, j
     return answer(res, 503, 'STORE_UNAVAILABLE', 'the job store did not answer; try again');
   }
   // Another tenant's job and no job at all look the same: nothing here says a job exists.
-  if (!pdf) return answer(res, 404, 'NOT_FOUND', 'no searchable PDF for this job: it is not yours, not finished, or did not ask for SEARCHABLE_PDF');
+  if (!pdf)
+    return answer(
+      res,
+      404,
+      'NOT_FOUND',
+      'no searchable PDF for this job: it is not yours, not finished, or did not ask for SEARCHABLE_PDF',
+    );
   const ascii = pdf.fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
   res.writeHead(200, {
     'content-type': 'application/pdf',

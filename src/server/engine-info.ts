@@ -6,25 +6,42 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BundleConfig, Precision } from '../engine/bundle/bundle.js';
 import { EngineError } from '../engine/errors.js';
-import { type DecodingOptions, type UncheckedDecoding, resolveDecoding, strategies } from '../engine/strategies/options.js';
+import {
+  type DecodingOptions,
+  type UncheckedDecoding,
+  resolveDecoding,
+  strategies,
+} from '../engine/strategies/options.js';
 import type { WorkerStats } from '../jobs/fleet.js';
 import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 
-export function engineInfo(bundle: { config: BundleConfig; dir: string; device: string; deviceReason?: string; precision: Precision }, workers: () => Promise<WorkerStats[]>): EngineInfo {
+export function engineInfo(
+  bundle: { config: BundleConfig; dir: string; device: string; deviceReason?: string; precision: Precision },
+  workers: () => Promise<WorkerStats[]>,
+): EngineInfo {
   const { config, dir, device, precision } = bundle;
   const model: ModelInfo = {
     name: config.name,
-    created: config.created && !Number.isNaN(Date.parse(config.created)) ? new Date(config.created).toISOString() : null,
+    created:
+      config.created && !Number.isNaN(Date.parse(config.created)) ? new Date(config.created).toISOString() : null,
     device,
     deviceReason: bundle.deviceReason ?? null,
     precision,
-    parameters: { dModel: config.dims.dModel, layers: config.dims.nLayers, heads: config.dims.nHeads, vocabSize: config.dims.vocabSize },
-    heads: Object.entries(config.heads).filter(([, on]) => on).map(([k]) => k),
+    parameters: {
+      dModel: config.dims.dModel,
+      layers: config.dims.nLayers,
+      heads: config.dims.nHeads,
+      vocabSize: config.dims.vocabSize,
+    },
+    heads: Object.entries(config.heads)
+      .filter(([, on]) => on)
+      .map(([k]) => k),
     trainingStep: typeof config.training?.steps === 'number' ? config.training.steps : null,
     sizeBytes: Object.values(config.files).reduce((n, f) => n + statSync(join(dir, f.path)).size, 0),
   };
   // A region bundle reads paragraphs as regions: a request must suit them too (as the worker will check).
-  const resolve = (input: UncheckedDecoding | undefined): DecodingOptions => resolveDecoding(input, config, { regions: Boolean(config.region) });
+  const resolve = (input: UncheckedDecoding | undefined): DecodingOptions =>
+    resolveDecoding(input, config, { regions: Boolean(config.region) });
   return {
     model: () => model,
     strategies: () => strategies(config),

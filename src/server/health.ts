@@ -32,7 +32,10 @@ export function serveHealth(req: IncomingMessage, res: ServerResponse, deps: Hea
       json(res, 503, { status: 'shutting down' });
       return true;
     }
-    Promise.race([deps.ready(), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), READY_MS).unref())]).then(
+    Promise.race([
+      deps.ready(),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), READY_MS).unref()),
+    ]).then(
       (ok) => json(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready' }),
       () => json(res, 503, { status: 'not ready' }),
     );

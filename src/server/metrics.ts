@@ -28,8 +28,17 @@ export class ServerMetrics {
     const registers = [this.registry];
     // prom-client's names already say what they are (process_cpu_seconds_total, nodejs_heap_size_used_bytes).
     collectDefaultMetrics({ register: this.registry, prefix: 'specula_' });
-    this.jobsStarted = new Counter({ name: 'specula_jobs_started_total', help: 'Parse jobs a worker took up', registers });
-    this.jobsFinished = new Counter({ name: 'specula_jobs_finished_total', help: 'Parse jobs finished, by status', labelNames: ['status'], registers });
+    this.jobsStarted = new Counter({
+      name: 'specula_jobs_started_total',
+      help: 'Parse jobs a worker took up',
+      registers,
+    });
+    this.jobsFinished = new Counter({
+      name: 'specula_jobs_finished_total',
+      help: 'Parse jobs finished, by status',
+      labelNames: ['status'],
+      registers,
+    });
     new Gauge({
       name: 'specula_queue_depth',
       help: 'Jobs waiting for a worker',
@@ -39,17 +48,18 @@ export class ServerMetrics {
       },
     });
     const engineLoad = sources.engineLoad;
-    if (engineLoad) new Gauge({
-      name: 'specula_engine_lines',
-      help: 'Text lines in the engine, by state',
-      labelNames: ['state'],
-      registers,
-      collect() {
-        const load = engineLoad();
-        this.set({ state: 'queued' }, load.queued);
-        this.set({ state: 'active' }, load.active);
-      },
-    });
+    if (engineLoad)
+      new Gauge({
+        name: 'specula_engine_lines',
+        help: 'Text lines in the engine, by state',
+        labelNames: ['state'],
+        registers,
+        collect() {
+          const load = engineLoad();
+          this.set({ state: 'queued' }, load.queued);
+          this.set({ state: 'active' }, load.active);
+        },
+      });
     this.forwardSeconds = new Histogram({
       name: 'specula_decoder_forward_seconds',
       help: 'Latency of one batched decoder forward',

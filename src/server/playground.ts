@@ -12,10 +12,22 @@ import { PACKAGE_ROOT } from '../package-root.js';
 const require = createRequire(import.meta.url);
 
 const FILES: Record<string, { path: () => string; type: string }> = {
-  '/playground/': { path: () => join(PACKAGE_ROOT, 'src', 'playground', 'index.html'), type: 'text/html; charset=utf-8' },
-  '/playground/playground.css': { path: () => join(PACKAGE_ROOT, 'src', 'playground', 'playground.css'), type: 'text/css; charset=utf-8' },
-  '/playground/playground.js': { path: () => join(PACKAGE_ROOT, 'dist', 'playground', 'playground.js'), type: 'text/javascript; charset=utf-8' },
-  '/playground/vendor/marked.js': { path: () => join(dirname(require.resolve('marked')), 'marked.esm.js'), type: 'text/javascript; charset=utf-8' },
+  '/playground/': {
+    path: () => join(PACKAGE_ROOT, 'src', 'playground', 'index.html'),
+    type: 'text/html; charset=utf-8',
+  },
+  '/playground/playground.css': {
+    path: () => join(PACKAGE_ROOT, 'src', 'playground', 'playground.css'),
+    type: 'text/css; charset=utf-8',
+  },
+  '/playground/playground.js': {
+    path: () => join(PACKAGE_ROOT, 'dist', 'playground', 'playground.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
+  '/playground/vendor/marked.js': {
+    path: () => join(dirname(require.resolve('marked')), 'marked.esm.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
 };
 
 /** Serve a playground file; false when the path is not one. */
@@ -38,7 +50,8 @@ export function servePlayground(path: string, res: ServerResponse): boolean {
         'content-type': file.type,
         'cache-control': 'no-cache',
         // The page talks to this origin only, runs only its own scripts, and shows page images from blob: URLs.
-        'content-security-policy': "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'",
+        'content-security-policy':
+          "default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script-src 'self'; connect-src 'self'",
         'x-content-type-options': 'nosniff',
       });
       res.end(body);

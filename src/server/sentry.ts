@@ -13,7 +13,11 @@ export type Reporter = (error: unknown, extra?: Record<string, string>) => void;
  * registry hiccup that makes npm skip an optional package). The API test reports to a real ingest endpoint through it.
  */
 interface SentryApi {
-  init(options: { dsn: string; tracesSampleRate: number; dataCollection: { httpBodies: string[]; userInfo: boolean; cookies: boolean } }): unknown;
+  init(options: {
+    dsn: string;
+    tracesSampleRate: number;
+    dataCollection: { httpBodies: string[]; userInfo: boolean; cookies: boolean };
+  }): unknown;
   startSpan<T>(context: { name: string; op: string }, run: () => T): T;
   withScope(run: (scope: { setTag(key: string, value: string): unknown }) => void): void;
   captureException(error: unknown): unknown;
@@ -32,7 +36,9 @@ export async function createReporter(dsn: string | undefined, logger: Logger): P
     try {
       sentry ??= (await import(SENTRY_PACKAGE)) as SentryApi;
     } catch (e) {
-      throw new Error(`SENTRY_DSN is set but @sentry/node cannot be loaded (removed after the install?): ${(e as Error).message}`);
+      throw new Error(
+        `SENTRY_DSN is set but @sentry/node cannot be loaded (removed after the install?): ${(e as Error).message}`,
+      );
     }
     const Sentry = sentry;
     // No request bodies (documents, reference text) and no user data leave with an event.

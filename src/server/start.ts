@@ -10,7 +10,13 @@ import { hostname } from 'node:os';
 import { schema } from '../../schema/index.js';
 import { loadSharp } from '../document/sharp.js';
 import { DEFAULT_SOURCE_LIMITS } from '../document/source.js';
-import { type BundleConfig, choosePrecision, DEFAULT_BUNDLE, type Precision, readBundleConfig } from '../engine/bundle/bundle.js';
+import {
+  type BundleConfig,
+  choosePrecision,
+  DEFAULT_BUNDLE,
+  type Precision,
+  readBundleConfig,
+} from '../engine/bundle/bundle.js';
 import { Engine } from '../engine/engine.js';
 import { type Backends, createBackends } from '../jobs/backends.js';
 import type { WorkerStats } from '../jobs/fleet.js';
@@ -70,14 +76,19 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const logger = opts.logger ?? createLogger(config.logLevel);
   const { role } = config;
   if (role !== 'all' && !config.redisUrl) {
-    throw new ConfigError(`--role ${role} needs SPECULA_REDIS_URL: without Redis, the API and the worker must share one process (--role all)`);
+    throw new ConfigError(
+      `--role ${role} needs SPECULA_REDIS_URL: without Redis, the API and ` +
+        `the worker must share one process (--role all)`,
+    );
   }
   const runsApi = role !== 'worker';
   const runsWorker = role !== 'api';
   const keys = runsApi ? ApiKeys.fromConfig(config) : null; // fails fast on a bad key list, before the model loads
   const report = await createReporter(config.sentryDsn, logger);
   // Redis keeps uploads in memory: an upload may not be larger than what the blob store will keep.
-  const uploadBytes = config.redisUrl ? Math.min(config.limits.uploadBytes, config.redisBlobMaxBytes) : config.limits.uploadBytes;
+  const uploadBytes = config.redisUrl
+    ? Math.min(config.limits.uploadBytes, config.redisBlobMaxBytes)
+    : config.limits.uploadBytes;
   const effective: ServerConfig = { ...config, limits: { ...config.limits, uploadBytes } };
   const made = await createBackends({
     redisUrl: config.redisUrl,
@@ -92,7 +103,11 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     shutdownGraceMs: config.shutdownGraceMs,
     failFast: role === 'api',
     onRedisState: (connection, state, err) => {
-      if (state === 'down') logger.warn({ connection, err: err?.message }, 'redis unreachable: requests that need it answer STORE_UNAVAILABLE until it is back');
+      if (state === 'down')
+        logger.warn(
+          { connection, err: err?.message },
+          'redis unreachable: requests that need it answer STORE_UNAVAILABLE until it is back',
+        );
       else logger.info({ connection }, 'redis reachable again');
     },
   });
@@ -105,33 +120,39 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     ...(engine ? { engineLoad: () => ({ queued: engine.stats.queued, active: engine.stats.active }) } : {}),
   });
   const workerId = `${hostname()}:${process.pid}`;
-  const localStats = (): WorkerStats | null => engine && {
-    worker: workerId,
-    device: engine.bundle.device,
-    queuedLines: engine.stats.queued,
-    activeLines: engine.stats.active,
-    maxBatch: engine.maxBatch,
-    forwards: metrics.forwards,
-    committed: metrics.committed,
-    rowForwards: metrics.rowForwards,
-    forwardMs: metrics.forwardMs,
-  };
+  const localStats = (): WorkerStats | null =>
+    engine && {
+      worker: workerId,
+      device: engine.bundle.device,
+      queuedLines: engine.stats.queued,
+      activeLines: engine.stats.active,
+      maxBatch: engine.maxBatch,
+      forwards: metrics.forwards,
+      committed: metrics.committed,
+      rowForwards: metrics.rowForwards,
+      forwardMs: metrics.forwardMs,
+    };
   const stops: (() => void)[] = [];
   let formulas: FormulaReader | null = null;
   if (engine) {
     stops.push(engine.observeForwards((o) => metrics.forward(o)));
     const limits = { ...DEFAULT_SOURCE_LIMITS, maxPixels: config.limits.pixels, maxPages: config.limits.pages };
     formulas = formulaReader(config, engine.bundle.device);
-    startWorker({ engine, formulas, ...backends, limits, report: (e, jobId) => report(e, { jobId }) }, backends.queue, config.concurrency, {
-      started: (jobId) => {
-        metrics.jobStarted();
-        logger.info({ jobId, worker: workerId }, 'job started');
+    startWorker(
+      { engine, formulas, ...backends, limits, report: (e, jobId) => report(e, { jobId }) },
+      backends.queue,
+      config.concurrency,
+      {
+        started: (jobId) => {
+          metrics.jobStarted();
+          logger.info({ jobId, worker: workerId }, 'job started');
+        },
+        finished: (jobId, status, ms) => {
+          metrics.jobFinished(status);
+          logger.info({ jobId, status, ms: Math.round(ms), worker: workerId }, 'job finished');
+        },
       },
-      finished: (jobId, status, ms) => {
-        metrics.jobFinished(status);
-        logger.info({ jobId, status, ms: Math.round(ms), worker: workerId }, 'job finished');
-      },
-    });
+    );
     if (backends.mode === 'redis') {
       const beat = (): void => {
         const s = localStats();
@@ -156,7 +177,10 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   if (runsApi && keys) {
     // In one process the stats are read off the engine directly; an API instance sums the workers' reports.
     const bundle = engine ? engine.bundle : apiBundle(config);
-    const workers = async (): Promise<WorkerStats[]> => (backends.mode === 'embedded' || role === 'all' ? [localStats()].filter((s): s is WorkerStats => s !== null) : backends.fleet.workers());
+    const workers = async (): Promise<WorkerStats[]> =>
+      backends.mode === 'embedded' || role === 'all'
+        ? [localStats()].filter((s): s is WorkerStats => s !== null)
+        : backends.fleet.workers();
     app = createApp({
       schema,
       config: effective,
@@ -172,11 +196,24 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
       ...(config.graphiql ? { renderGraphiQL: (await import('@graphql-yoga/render-graphiql')).renderGraphiQL } : {}),
     });
     port = await app.listen();
-    logger.info({ port, role, mode: backends.mode, anonymous: keys.allowAnonymous, tenants: keys.size }, `serving http://localhost:${port}/graphql`);
+    logger.info(
+      { port, role, mode: backends.mode, anonymous: keys.allowAnonymous, tenants: keys.size },
+      `serving http://localhost:${port}/graphql`,
+    );
   } else {
     workerServer = workerHttp(metrics, ready, () => stopping);
     port = await listen(workerServer, config.workerPort, config.host);
-    logger.info({ port, role, mode: backends.mode, worker: workerId, model: engine?.bundle.config.name, device: engine?.bundle.device }, 'worker up');
+    logger.info(
+      {
+        port,
+        role,
+        mode: backends.mode,
+        worker: workerId,
+        model: engine?.bundle.config.name,
+        device: engine?.bundle.device,
+      },
+      'worker up',
+    );
   }
   // The image library loads once the server answers, not before (src/document/sharp.ts). A failure is reported now,
   // not by the first job, and /readyz turns 503.
@@ -219,5 +256,10 @@ function apiBundle(config: ServerConfig): { config: BundleConfig; dir: string; d
   const bundleConfig = readBundleConfig(dir);
   // Under auto each worker says which device it took (engine.stats.workers' device); the precision shown is the CPU's.
   const device = config.device === 'auto' ? 'cpu' : config.device;
-  return { config: bundleConfig, dir, device: `workers (${config.device})`, precision: choosePrecision(bundleConfig, device, config.precision, dir) };
+  return {
+    config: bundleConfig,
+    dir,
+    device: `workers (${config.device})`,
+    precision: choosePrecision(bundleConfig, device, config.precision, dir),
+  };
 }

@@ -30,7 +30,9 @@ export class FormulaReader {
 
   /** A reader for the shipped bundle, or null where this install has none (formulas are then read as text). */
   static shipped(opts: EngineOptions = {}): FormulaReader | null {
-    return existsSync(join(DEFAULT_FORMULA_BUNDLE, 'config.json')) ? new FormulaReader(DEFAULT_FORMULA_BUNDLE, opts) : null;
+    return existsSync(join(DEFAULT_FORMULA_BUNDLE, 'config.json'))
+      ? new FormulaReader(DEFAULT_FORMULA_BUNDLE, opts)
+      : null;
   }
 
   engine(): Promise<Engine> {
@@ -55,7 +57,11 @@ export class FormulaReader {
    * CTC head cannot spell LaTeX longer than its frames, so its scores would cut formulas short; nor relaxed: a
    * formula is exact or it is wrong.
    */
-  async read(crops: readonly GrayCrop[], decoding: UncheckedDecoding | undefined, signal?: AbortSignal): Promise<FormulaReading[]> {
+  async read(
+    crops: readonly GrayCrop[],
+    decoding: UncheckedDecoding | undefined,
+    signal?: AbortSignal,
+  ): Promise<FormulaReading[]> {
     const engine = await this.engine();
     let resolved: DecodingOptions;
     try {

@@ -49,7 +49,9 @@ async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[])
   // A Latin page upside down can look like an unread script: the turned reading is asked for either way.
   const second = await engine.ctcConfidence(sample.map((c) => ({ ...c, data: c.data.slice().reverse() })));
   const turned = pooled(second);
-  return turned >= CONFIDENT && turned > asIs + MARGIN ? { upsideDown: true, unreadScript: inUnreadScript(second) } : upright;
+  return turned >= CONFIDENT && turned > asIs + MARGIN
+    ? { upsideDown: true, unreadScript: inUnreadScript(second) }
+    : upright;
 }
 
 /** Which way up a page is read, and whether it is in a script the model lacks (worker/page-script.ts). */
@@ -64,8 +66,14 @@ export interface PageReading {
  * from them, and their visual states kept for the reading when it comes soon, so an upright page read at once costs
  * no vision pass of its own for them.
  */
-export async function howToRead(engine: Engine, prepared: PreparedPage, crops: readonly GrayCrop[]): Promise<PageReading> {
-  const lines = prepared.layout.blocks.flatMap((b) => b.lines.map((l) => ({ box: l.box, asked: b.type !== 'figure' && b.type !== 'table' })));
+export async function howToRead(
+  engine: Engine,
+  prepared: PreparedPage,
+  crops: readonly GrayCrop[],
+): Promise<PageReading> {
+  const lines = prepared.layout.blocks.flatMap((b) =>
+    b.lines.map((l) => ({ box: l.box, asked: b.type !== 'figure' && b.type !== 'table' })),
+  );
   const sample = lines
     .map((l, i) => ({ ...l, crop: crops[i] }))
     .filter((l) => l.asked)
@@ -84,5 +92,7 @@ export async function lineImageCrop(engine: Engine, img: GrayPage): Promise<Line
   const turn = lineImageTurn(img) ?? 0;
   if (turn === 0) return cropLineImage(img, engine.imageSpec);
   const crop = await cropLineImage(await turnPage(img, turn), engine.imageSpec);
-  return (await readsBetterHalfRound(engine, [crop])).upsideDown ? cropLineImage(await turnPage(img, 270), engine.imageSpec) : crop;
+  return (await readsBetterHalfRound(engine, [crop])).upsideDown
+    ? cropLineImage(await turnPage(img, 270), engine.imageSpec)
+    : crop;
 }

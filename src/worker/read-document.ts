@@ -21,7 +21,13 @@ import { inSourceFrame, type PageFrame } from '../document/page-geometry.js';
 import { isMonospace, pitchOf } from '../document/monospace.js';
 import { lineWords } from '../document/word-boxes.js';
 import type { Turn } from '../document/orientation.js';
-import { DEFAULT_SOURCE_LIMITS, type DocumentSource, type LayerChar, openSource, type SourceLimits } from '../document/source.js';
+import {
+  DEFAULT_SOURCE_LIMITS,
+  type DocumentSource,
+  type LayerChar,
+  openSource,
+  type SourceLimits,
+} from '../document/source.js';
 import type { Glyph } from '../engine/ctc/align.js';
 import { DraftingContext } from '../engine/strategies/drafting-context.js';
 import type { Engine, LineReading, ReadMetrics } from '../engine/engine.js';
@@ -45,7 +51,9 @@ export interface DocumentReading {
   /** Lines of all pages marked unreadable (LineOut.unreadable). */
   unreadableLines: number;
   metrics: ReadMetrics;
-  /** Milliseconds spent in each stage, summed over the pages (pages overlap, so they add up to more than the wall time). */
+  /**
+   * Milliseconds spent in each stage, summed over the pages (pages overlap, so they add up to more than the wall time).
+   */
   stages: StageTimes;
 }
 
@@ -92,7 +100,11 @@ type Settled = ReadDocumentOptions & Reading;
 
 function settle(opts: ReadDocumentOptions): Settled {
   const { pages, words, chars, dropHeadersFooters, scriptGate, textLayer } = opts;
-  const { formats: _formats, formulas: _formulas, ...reading } = resolveReading({ pages, words, chars, dropHeadersFooters, scriptGate, textLayer });
+  const {
+    formats: _formats,
+    formulas: _formulas,
+    ...reading
+  } = resolveReading({ pages, words, chars, dropHeadersFooters, scriptGate, textLayer });
   return { ...opts, ...reading };
 }
 
@@ -112,10 +124,16 @@ type Decoding = ReadDocumentOptions['decoding'];
 
 /** The decoding asked for, with the PDF's text layer as its reference where its drafter wants one and none was sent. */
 function withReference(input: Decoding, source: DocumentSource): Decoding {
-  const asked = input as { drafter?: unknown; reference?: unknown } | undefined; // not yet checked: the engine checks it
-  if (typeof asked?.drafter !== 'string' || !drafterSpec(asked.drafter)?.needsReference || asked.reference) return input;
+  // not yet checked: the engine checks it
+  const asked = input as { drafter?: unknown; reference?: unknown } | undefined;
+  if (typeof asked?.drafter !== 'string' || !drafterSpec(asked.drafter)?.needsReference || asked.reference)
+    return input;
   // Cut to what a request may send: a huge text layer only drafts, it must not fail the job's options.
-  const layer = source.pages.map((i) => source.textLayer(i) ?? '').join('\n').trim().slice(0, MAX_REFERENCE_CHARS);
+  const layer = source.pages
+    .map((i) => source.textLayer(i) ?? '')
+    .join('\n')
+    .trim()
+    .slice(0, MAX_REFERENCE_CHARS);
   return layer ? { ...input, reference: layer } : input;
 }
 
@@ -132,19 +150,34 @@ async function preparePage(
   index: number,
   opts: Settled,
   stages: PageStages,
-): Promise<{ size: { width: number; height: number }; prepared: PreparedPage; crops: LineCrop[]; unreadScript: boolean }> {
+): Promise<{
+  size: { width: number; height: number };
+  prepared: PreparedPage;
+  crops: LineCrop[];
+  unreadScript: boolean;
+}> {
   const t0 = performance.now();
   const rendered = await source.render(index);
   stages.render += performance.now() - t0;
   // An image file of one page may be a line image; a PDF page is a page.
   const isImage = source.format !== 'pdf';
-  let prepared = await preparePageOffThread({ page: rendered, lineImage: isImage && source.pageCount === 1, capture: isImage });
+  let prepared = await preparePageOffThread({
+    page: rendered,
+    lineImage: isImage && source.pageCount === 1,
+    capture: isImage,
+  });
   stages.flatten += prepared.ms.flatten + prepared.ms.deskew;
   stages.layout += prepared.ms.layout;
   const cut = async (p: PreparedPage): Promise<LineCrop[]> => {
     const t1 = performance.now();
     // A line image is cut as the engine's line path cuts one (margins, polarity), not as a page's line.
-    const out = p.oneLine ? [await cropLineImage(p.page, engine.imageSpec)] : await cropLines(p.page, p.layout.blocks.flatMap((b) => b.lines.map((l) => l.box)), engine.imageSpec);
+    const out = p.oneLine
+      ? [await cropLineImage(p.page, engine.imageSpec)]
+      : await cropLines(
+          p.page,
+          p.layout.blocks.flatMap((b) => b.lines.map((l) => l.box)),
+          engine.imageSpec,
+        );
     stages.crop += performance.now() - t1;
     return out;
   };
@@ -157,7 +190,12 @@ async function preparePage(
     const how = await howToRead(engine, prepared, crops);
     unreadScript = how.unreadScript && opts.scriptGate;
     if (how.upsideDown) {
-      prepared = await preparePageOffThread({ page: rendered, turn: ((prepared.turn + 180) % 360) as Turn, lineImage: prepared.oneLine, capture: isImage });
+      prepared = await preparePageOffThread({
+        page: rendered,
+        turn: ((prepared.turn + 180) % 360) as Turn,
+        lineImage: prepared.oneLine,
+        capture: isImage,
+      });
       crops = await cut(prepared);
     }
     stages.orient += performance.now() - t;
@@ -188,12 +226,22 @@ async function readFormulas(
   const inlineRead = new Map<number, InlineFormula[]>();
   if (!reader) return { formulas, inlineRead };
   // Set apart as a display formula is: its block's only line, or a line taller than type (limits, fractions).
-  const alone = layout.blocks.flatMap((b) => b.lines.map((l) => (b.lines.length === 1 && (b.type === 'paragraph' || b.type === 'heading')) || l.band.height >= 1.4 * layout.lineHeight));
+  const alone = layout.blocks.flatMap((b) =>
+    b.lines.map(
+      (l) =>
+        (b.lines.length === 1 && (b.type === 'paragraph' || b.type === 'heading')) ||
+        l.band.height >= 1.4 * layout.lineHeight,
+    ),
+  );
   const candidates = lines.flatMap((l, i) => (!l.unread && looksLikeFormula(l.text, alone[i]) ? [i] : []));
   const inline = inlineCandidates(lines, crops, new Set(candidates));
   if (!candidates.length && !inline.length) return { formulas, inlineRead };
   const read = await reader.read([...candidates.map((i) => crops[i]), ...inline.map((c) => c.crop)], decoding, signal);
-  for (const [j, i] of candidates.entries()) formulas.set(i, { reading: read[j], verdict: await formulaVerdict(read[j].text, read[j].capped, read[j].confidence, lines[i].confidence) });
+  for (const [j, i] of candidates.entries())
+    formulas.set(i, {
+      reading: read[j],
+      verdict: await formulaVerdict(read[j].text, read[j].capped, read[j].confidence, lines[i].confidence),
+    });
   for (const [j, c] of inline.entries()) {
     const f = read[candidates.length + j];
     // Only LaTeX that renders, read with more confidence than the text reader read those words: anything else keeps
@@ -231,20 +279,44 @@ function lineOut(
   const verdict = formula?.verdict ?? 'text';
   if (layer && !inline && verdict === 'text' && !line.unread && layerWins(line.text, layer.text, line.fit)) {
     const words = wantWords ? { words: layerWords(layer.chars, l.band, line.confidence, opts.chars) } : {};
-    return { box: l.box, text: layer.text, confidence: line.confidence, textLayer: true, ...words, ...monospace(line.glyphs, crop, l.box) };
+    return {
+      box: l.box,
+      text: layer.text,
+      confidence: line.confidence,
+      textLayer: true,
+      ...words,
+      ...monospace(line.glyphs, crop, l.box),
+    };
   }
   // (Glyphs are aligned for every line; words only where asked for.)
-  const words = line.glyphs && wantWords ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
+  const words =
+    line.glyphs && wantWords ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
   const fallback = verdict === 'fallback' ? { formula: 'fallback' as const } : {};
   const confidence = verdict === 'fallback' ? Math.min(line.confidence, FALLBACK_CONFIDENCE) : line.confidence;
   const why = line.unread ? null : distrust(line);
   const untrusted = why ? { unreadable: true, distrust: why } : {};
-  const out: LineOut = { box: l.box, text: line.text, confidence, ...(line.unread ? { unread: true } : {}), ...untrusted, ...words, ...fallback, ...monospace(line.glyphs, crop, l.box) };
+  const out: LineOut = {
+    box: l.box,
+    text: line.text,
+    confidence,
+    ...(line.unread ? { unread: true } : {}),
+    ...untrusted,
+    ...words,
+    ...fallback,
+    ...monospace(line.glyphs, crop, l.box),
+  };
   return inline ? withInlineFormulas(out, inline) : out;
 }
 
 export function plainText(pages: readonly PageOut[]): string {
-  return pages.map((p) => p.blocks.filter((b) => b.lines.length).map((b) => b.lines.map((l) => (l.unreadable ? UNREADABLE_MARK : l.text)).join('\n')).join('\n\n')).join('\n\n');
+  return pages
+    .map((p) =>
+      p.blocks
+        .filter((b) => b.lines.length)
+        .map((b) => b.lines.map((l) => (l.unreadable ? UNREADABLE_MARK : l.text)).join('\n'))
+        .join('\n\n'),
+    )
+    .join('\n\n');
 }
 
 /**
@@ -253,7 +325,12 @@ export function plainText(pages: readonly PageOut[]): string {
  */
 export const PAGES_AHEAD = 3;
 
-export async function readDocument(engine: Engine, bytes: Uint8Array, file: string, given: ReadDocumentOptions = {}): Promise<DocumentReading> {
+export async function readDocument(
+  engine: Engine,
+  bytes: Uint8Array,
+  file: string,
+  given: ReadDocumentOptions = {},
+): Promise<DocumentReading> {
   const opts = settle(given);
   const source = await openSource(bytes, file, opts.pages, opts.limits ?? DEFAULT_SOURCE_LIMITS);
   try {
@@ -293,40 +370,67 @@ async function readSource(engine: Engine, source: DocumentSource, opts: Settled)
       const evidence = layer && !prepared.oneLine ? bands.map((b) => layerText(layer, b)) : undefined;
       // Every box in the page as it came in, whichever way it was turned and straightened to be read. Taken here so
       // that the reading below holds none of the page's rasters while its lines decode.
-      const frame: PageFrame = { ...size, turn: prepared.turn, degrees: prepared.degrees, ...(prepared.sheet ? { sheet: prepared.sheet } : {}) };
+      const frame: PageFrame = {
+        ...size,
+        turn: prepared.turn,
+        degrees: prepared.degrees,
+        ...(prepared.sheet ? { sheet: prepared.sheet } : {}),
+      };
       lineCount += crops.length;
       const onTokens = opts.onTokens;
-      // A region bundle reads a paragraph's lines as regions; everything else (tables, headings, furniture) line by line.
+      // A region bundle reads a paragraph's lines as regions; everything else (tables, headings, furniture) line by
+      // line.
       let at = 0;
       const groups = layout.blocks.flatMap((b) => {
         const mine = crops.slice(at, (at += b.lines.length));
         return b.type === 'paragraph' || b.type === 'list_item' ? [mine] : mine.map((c) => [c]);
       });
-      const reading = engine.readBlocks(groups, {
-        decoding,
-        context,
-        metrics,
-        // Always: where the glyphs lie says which lines are code (monospace.ts), besides word boxes and inline formulas.
-        align: true,
-        signal: stop.signal,
-        unreadScripts: unreadScript,
-        ...(evidence ? { evidence } : {}),
-        ...(onTokens ? { onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) => onTokens(index, line, text, fromDraft, drafted) } : {}),
-      }).then(async (r) => {
-        const { formulas, inlineRead } = await readFormulas(opts.formulas, layout, r.lines, crops, input, stop.signal);
-        const t2 = performance.now();
-        const layerHolds = evidence !== undefined && layerAgrees(r.lines.map((l, i) => ({ reading: l.text, layer: evidence[i] })));
-        let k = 0;
-        const texts: LineOut[][] = layout.blocks.map((b) => b.lines.map((l) => {
-          const i = k++;
-          const offer = layer && layerHolds ? { chars: layer, text: evidence?.[i] } : null;
-          return lineOut(l, r.lines[i], crops[i], formulas.get(i), inlineRead.get(i), offer, opts);
-        }));
-        const done = inSourceFrame(withWarnings(assemblePage(index, layout, texts, opts), texts.flat(), layout.lineHeight), frame);
-        stages.assemble += performance.now() - t2;
-        opts.onPage?.(done);
-        return done;
-      });
+      const reading = engine
+        .readBlocks(groups, {
+          decoding,
+          context,
+          metrics,
+          // Always: where the glyphs lie says which lines are code (monospace.ts), besides word boxes and inline
+          // formulas.
+          align: true,
+          signal: stop.signal,
+          unreadScripts: unreadScript,
+          ...(evidence ? { evidence } : {}),
+          ...(onTokens
+            ? {
+                onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) =>
+                  onTokens(index, line, text, fromDraft, drafted),
+              }
+            : {}),
+        })
+        .then(async (r) => {
+          const { formulas, inlineRead } = await readFormulas(
+            opts.formulas,
+            layout,
+            r.lines,
+            crops,
+            input,
+            stop.signal,
+          );
+          const t2 = performance.now();
+          const layerHolds =
+            evidence !== undefined && layerAgrees(r.lines.map((l, i) => ({ reading: l.text, layer: evidence[i] })));
+          let k = 0;
+          const texts: LineOut[][] = layout.blocks.map((b) =>
+            b.lines.map((l) => {
+              const i = k++;
+              const offer = layer && layerHolds ? { chars: layer, text: evidence?.[i] } : null;
+              return lineOut(l, r.lines[i], crops[i], formulas.get(i), inlineRead.get(i), offer, opts);
+            }),
+          );
+          const done = inSourceFrame(
+            withWarnings(assemblePage(index, layout, texts, opts), texts.flat(), layout.lineHeight),
+            frame,
+          );
+          stages.assemble += performance.now() - t2;
+          opts.onPage?.(done);
+          return done;
+        });
       return { reading };
     };
     for (const index of source.pages) {
@@ -355,7 +459,10 @@ async function readSource(engine: Engine, source: DocumentSource, opts: Settled)
     format: source.format,
     pageCount: source.pageCount,
     pages,
-    markdown: pages.map((p) => p.markdown).filter(Boolean).join(PAGE_BREAK),
+    markdown: pages
+      .map((p) => p.markdown)
+      .filter(Boolean)
+      .join(PAGE_BREAK),
     text: plainText(pages),
     unreadableLines: pages.reduce((n, p) => n + (p.unreadableLines ?? 0), 0),
     metrics: { lines: lineCount, ...snapshot },

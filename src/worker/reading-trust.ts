@@ -47,14 +47,28 @@ const LITTLE = 0.3;
 const JUDGED = 200;
 
 /** What a page's reading tells its caller beyond its text: lines it could not read, a page that read far too little. */
-export function pageWarnings(lines: readonly { box: { width: number }; text: string; unreadable?: boolean }[], lineHeight: number): PageWarning[] {
+export function pageWarnings(
+  lines: readonly { box: { width: number }; text: string; unreadable?: boolean }[],
+  lineHeight: number,
+): PageWarning[] {
   const warnings: PageWarning[] = [];
   const unreadable = lines.filter((l) => l.unreadable).length;
-  if (unreadable) warnings.push({ kind: 'UNREADABLE_LINES', message: `${unreadable} of ${lines.length} lines could not be read with confidence; each stands in the markdown as ${UNREADABLE_MARK}` });
+  if (unreadable)
+    warnings.push({
+      kind: 'UNREADABLE_LINES',
+      message:
+        `${unreadable} of ${lines.length} lines could not be read with ` +
+        `confidence; each stands in the markdown as ${UNREADABLE_MARK}`,
+    });
   const holds = lines.reduce((s, l) => s + l.box.width / (CHAR_PER_LINE_HEIGHT * Math.max(1, lineHeight)), 0);
   const read = lines.reduce((s, l) => s + (l.unreadable ? 0 : l.text.replace(/\s+/g, '').length), 0);
   if (holds >= JUDGED && read < LITTLE * holds) {
-    warnings.push({ kind: 'LITTLE_TEXT', message: `read ${read} characters where the page's ${lines.length} text lines hold about ${Math.round(holds)}: most of the page could not be read` });
+    warnings.push({
+      kind: 'LITTLE_TEXT',
+      message:
+        `read ${read} characters where the page's ${lines.length} text lines ` +
+        `hold about ${Math.round(holds)}: most of the page could not be read`,
+    });
   }
   return warnings;
 }

@@ -34,7 +34,12 @@ export interface WorkerDeps {
   formulas?: FormulaReader | null;
 }
 
-export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run: JobRun = { attempt: 1 }): Promise<void> {
+export async function runJob(
+  deps: WorkerDeps,
+  jobId: string,
+  signal: AbortSignal,
+  run: JobRun = { attempt: 1 },
+): Promise<void> {
   try {
     await readJob(deps, jobId, signal, run);
   } catch (e) {
@@ -47,7 +52,8 @@ export async function runJob(deps: WorkerDeps, jobId: string, signal: AbortSigna
     if ((run.attemptsLeft ?? 0) > 0) throw e;
     const error: JobError = { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
     try {
-      if (await deps.store.transition(jobId, ['queued', 'running'], { status: 'failed', error })) await deps.events.publish(jobId, { type: 'failed', ...error });
+      if (await deps.store.transition(jobId, ['queued', 'running'], { status: 'failed', error }))
+        await deps.events.publish(jobId, { type: 'failed', ...error });
     } catch (e2) {
       deps.report?.(e2, jobId);
     }
@@ -64,12 +70,16 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
   const bytes = await blobs.get(jobId);
   if (!bytes) {
     const error: JobError = { code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' };
-    if (await store.transition(jobId, [from], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
+    if (await store.transition(jobId, [from], { status: 'failed', error }))
+      await events.publish(jobId, { type: 'failed', ...error });
     return;
   }
   // Counted on the job itself: the queue's own count does not move when a dead worker's job is taken over.
   const starts = (job.starts ?? 0) + 1;
-  if (!(await store.transition(jobId, [from], { status: 'running', progress: { pagesDone: 0, pagesTotal: 0 }, starts }))) return; // cancelled just now
+  if (
+    !(await store.transition(jobId, [from], { status: 'running', progress: { pagesDone: 0, pagesTotal: 0 }, starts }))
+  )
+    return; // cancelled just now
   if (from === 'running') await events.publish(jobId, { type: 'restarted', attempt: starts });
   // Progress and events from inside decoding callbacks go out one after another, in the order they happened
   // (an async event log must not number a later event first); the final event waits for all of them.
@@ -95,10 +105,13 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
         pagesTotal = pages.length;
         fire(() => store.update(jobId, { progress: { pagesDone, pagesTotal } }));
       },
-      onTokens: (page, line, text, fromDraft, drafted) => fire(() => events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft], drafted })),
+      onTokens: (page, line, text, fromDraft, drafted) =>
+        fire(() => events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft], drafted })),
       onPage: (page) => {
         pagesDone++;
-        page.blocks.forEach((b) => fire(() => events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown })));
+        page.blocks.forEach((b) =>
+          fire(() => events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown })),
+        );
         fire(() => events.publish(jobId, { type: 'page', page: page.index, markdown: page.markdown }));
         fire(() => store.update(jobId, { progress: { pagesDone, pagesTotal } }));
       },
@@ -107,7 +120,14 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     const metrics = { ...doc.metrics };
     const rendered: Partial<Record<Exclude<WordFormat, 'pdf'>, string>> = {};
     let pdf: JobResult['pdf'];
-    const render: RenderInput = { bytes, fileName: job.input.fileName, format: doc.format, pages: doc.pages, pdfDpi: limits.pdfDpi, software: { name: SOFTWARE_NAME, version: softwareVersion() } };
+    const render: RenderInput = {
+      bytes,
+      fileName: job.input.fileName,
+      format: doc.format,
+      pages: doc.pages,
+      pdfDpi: limits.pdfDpi,
+      software: { name: SOFTWARE_NAME, version: softwareVersion() },
+    };
     for (const f of ['hocr', 'alto', 'tsv'] as const) if (formats.has(f)) rendered[f] = renderTextFormat(f, render);
     if (formats.has('pdf')) {
       const out = await searchablePdf(render);
@@ -116,7 +136,12 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
         pdf = { bytes: out.length };
       } catch (e) {
         // The text results stand; only the PDF is missing, and the job says why.
-        pdf = { error: e instanceof BlobTooLargeError ? `the searchable PDF is ${out.length} bytes, over this deployment's limit of ${e.limit}` : 'the searchable PDF could not be stored' };
+        pdf = {
+          error:
+            e instanceof BlobTooLargeError
+              ? `the searchable PDF is ${out.length} bytes, over this deployment's limit of ${e.limit}`
+              : 'the searchable PDF could not be stored',
+        };
         if (!(e instanceof BlobTooLargeError)) deps.report?.(e, jobId);
       }
     }
@@ -129,7 +154,9 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
         pages: doc.pages,
         ...(formats.has('markdown') ? { markdown: doc.markdown } : {}),
         ...(formats.has('text') ? { text: doc.text } : {}),
-        ...(formats.has('json') ? { document: { format: doc.format, pageCount: doc.pageCount, pages: doc.pages } } : {}),
+        ...(formats.has('json')
+          ? { document: { format: doc.format, pageCount: doc.pageCount, pages: doc.pages } }
+          : {}),
         ...rendered,
         ...(pdf ? { pdf } : {}),
         metrics,
@@ -140,12 +167,16 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     await chain;
     if (signal.reason instanceof WorkerStopping) throw signal.reason;
     if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
-      if (await store.transition(jobId, ['running'], { status: 'cancelled' })) await events.publish(jobId, { type: 'cancelled' });
+      if (await store.transition(jobId, ['running'], { status: 'cancelled' }))
+        await events.publish(jobId, { type: 'cancelled' });
     } else {
       const typed = e instanceof DocumentError || e instanceof EngineError;
       if (!typed) deps.report?.(e, jobId);
-      const error: JobError = typed ? { code: e.code, message: e.message } : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
-      if (await store.transition(jobId, ['running'], { status: 'failed', error })) await events.publish(jobId, { type: 'failed', ...error });
+      const error: JobError = typed
+        ? { code: e.code, message: e.message }
+        : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
+      if (await store.transition(jobId, ['running'], { status: 'failed', error }))
+        await events.publish(jobId, { type: 'failed', ...error });
     }
   }
   // Only now, with the job final, are its bytes no longer needed (a retry after an outage needs them).

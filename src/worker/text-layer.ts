@@ -19,13 +19,15 @@ const AGREE = 0.25;
 
 /** The layer's characters on a band: centres inside it, left to right, a drawn twice (fake bold) once. */
 function charsOn(chars: readonly LayerChar[], band: Box): LayerChar[] {
-  const on = chars.filter((c) => {
-    const cx = c.x + c.width / 2;
-    const cy = c.y + c.height / 2;
-    // Half a line's height of slack either side: a character's box is its advance, wider than its ink.
-    const slack = 0.5 * band.height;
-    return cy >= band.y && cy < band.y + band.height && cx >= band.x - slack && cx < band.x + band.width + slack;
-  }).sort((a, b) => a.x - b.x);
+  const on = chars
+    .filter((c) => {
+      const cx = c.x + c.width / 2;
+      const cy = c.y + c.height / 2;
+      // Half a line's height of slack either side: a character's box is its advance, wider than its ink.
+      const slack = 0.5 * band.height;
+      return cy >= band.y && cy < band.y + band.height && cx >= band.x - slack && cx < band.x + band.width + slack;
+    })
+    .sort((a, b) => a.x - b.x);
   return on.filter((c, i) => !(i && c.c === on[i - 1].c && Math.abs(c.x - on[i - 1].x) < 0.3 * Math.max(1, c.width)));
 }
 
@@ -49,7 +51,11 @@ function wordsOn(chars: readonly LayerChar[], band: Box): LayerChar[][] {
 
 /** The layer's text on a line's band (NFKC, so ligatures are letters), or undefined where it has none. */
 export function layerText(chars: readonly LayerChar[], band: Box): string | undefined {
-  const text = wordsOn(chars, band).map((w) => w.map((c) => c.c).join('')).join(' ').normalize('NFKC').trim();
+  const text = wordsOn(chars, band)
+    .map((w) => w.map((c) => c.c).join(''))
+    .join(' ')
+    .normalize('NFKC')
+    .trim();
   return text || undefined;
 }
 
@@ -64,7 +70,10 @@ export function layerWords(chars: readonly LayerChar[], band: Box, confidence: n
   };
   return wordsOn(chars, band).map((w) => {
     const chars: CharOut[] = w.map((c) => ({ text: c.c, box: box([c]), confidence }));
-    const text = w.map((c) => c.c).join('').normalize('NFKC');
+    const text = w
+      .map((c) => c.c)
+      .join('')
+      .normalize('NFKC');
     return { text, box: box(w), confidence, ...(withChars ? { chars } : {}) };
   });
 }

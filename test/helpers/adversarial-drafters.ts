@@ -15,7 +15,11 @@ export class RandomDrafter implements Drafter {
   readonly name = 'random';
   private readonly next: () => number;
 
-  constructor(private readonly vocab: number, seed: number, private readonly asTree = false) {
+  constructor(
+    private readonly vocab: number,
+    seed: number,
+    private readonly asTree = false,
+  ) {
     this.next = rng(seed);
   }
 
@@ -42,7 +46,10 @@ export class OverlongDrafter implements Drafter {
   readonly name = 'overlong';
   private readonly next = rng(7);
 
-  constructor(private readonly vocab: number, private readonly eos: number) {}
+  constructor(
+    private readonly vocab: number,
+    private readonly eos: number,
+  ) {}
 
   propose(seqs: readonly SequenceView[]): Draft[] {
     return seqs.map((s) => {

@@ -9,13 +9,19 @@ export interface GqlResult<T = Record<string, unknown>> {
 }
 
 export class ApiClient {
-  constructor(readonly base: string, readonly key?: string) {}
+  constructor(
+    readonly base: string,
+    readonly key?: string,
+  ) {}
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
     return { ...(this.key ? { authorization: `Bearer ${this.key}` } : {}), ...extra };
   }
 
-  async query<T = Record<string, unknown>>(query: string, variables: Record<string, unknown> = {}): Promise<GqlResult<T>> {
+  async query<T = Record<string, unknown>>(
+    query: string,
+    variables: Record<string, unknown> = {},
+  ): Promise<GqlResult<T>> {
     const res = await fetch(`${this.base}/graphql`, {
       method: 'POST',
       headers: this.headers({ 'content-type': 'application/json' }),
@@ -25,7 +31,14 @@ export class ApiClient {
   }
 
   /** A GraphQL multipart request (the spec's operations + map + file parts). */
-  async upload<T = Record<string, unknown>>(query: string, variables: Record<string, unknown>, filePath: string[], bytes: Uint8Array, name: string, csrf = true): Promise<GqlResult<T>> {
+  async upload<T = Record<string, unknown>>(
+    query: string,
+    variables: Record<string, unknown>,
+    filePath: string[],
+    bytes: Uint8Array,
+    name: string,
+    csrf = true,
+  ): Promise<GqlResult<T>> {
     const form = new FormData();
     form.set('operations', JSON.stringify({ query, variables }));
     form.set('map', JSON.stringify({ 0: [`variables.${filePath.join('.')}`] }));
@@ -44,7 +57,11 @@ export class ApiClient {
   }
 
   /** A subscription over server-sent events (POST, Accept: text/event-stream); every `next` payload, in order. */
-  async sse<T>(query: string, variables: Record<string, unknown>, onEvent?: (payload: GqlResult<T>) => void): Promise<GqlResult<T>[]> {
+  async sse<T>(
+    query: string,
+    variables: Record<string, unknown>,
+    onEvent?: (payload: GqlResult<T>) => void,
+  ): Promise<GqlResult<T>[]> {
     const res = await fetch(`${this.base}/graphql`, {
       method: 'POST',
       headers: this.headers({ 'content-type': 'application/json', accept: 'text/event-stream' }),
@@ -61,7 +78,11 @@ export class ApiClient {
         const block = buf.slice(0, end);
         buf = buf.slice(end + 2);
         const event = /^event: (.*)$/m.exec(block)?.[1];
-        const data = block.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+        const data = block
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('\n');
         if (event === 'complete') return out;
         if (event === 'next' && data) {
           const payload = { status: res.status, ...(JSON.parse(data) as object) } as GqlResult<T>;
@@ -84,17 +105,20 @@ export class ApiClient {
     });
     const out: GqlResult<T>[] = [];
     return new Promise<GqlResult<T>[]>((resolve, reject) => {
-      client.subscribe<T>({ query, variables }, {
-        next: (v) => out.push({ status: 101, ...(v as object) } as GqlResult<T>),
-        error: (e) => {
-          void client.dispose();
-          reject(e instanceof Error ? e : new Error(JSON.stringify(e)));
+      client.subscribe<T>(
+        { query, variables },
+        {
+          next: (v) => out.push({ status: 101, ...(v as object) } as GqlResult<T>),
+          error: (e) => {
+            void client.dispose();
+            reject(e instanceof Error ? e : new Error(JSON.stringify(e)));
+          },
+          complete: () => {
+            void client.dispose();
+            resolve(out);
+          },
         },
-        complete: () => {
-          void client.dispose();
-          resolve(out);
-        },
-      });
+      );
     });
   }
 }

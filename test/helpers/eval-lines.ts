@@ -42,7 +42,11 @@ export async function realLines(engine: Engine, perSet: number): Promise<TestLin
     const step = Math.max(1, all.length / perSet);
     for (let i = 0; i < Math.min(perSet, all.length); i++) {
       const l = all[Math.floor(i * step)];
-      out.push({ set, truth: l.text, crop: await cropLineImage(await decodeImage(readFileSync(l.image), l.image), modelSpec(engine)) });
+      out.push({
+        set,
+        truth: l.text,
+        crop: await cropLineImage(await decodeImage(readFileSync(l.image), l.image), modelSpec(engine)),
+      });
     }
   }
   return out;
@@ -58,7 +62,11 @@ export interface TestRegion {
  * Multi-line regions of real lines: runs of `perRegion` consecutive DocBank lines of a page (the evaluation set),
  * else runs of the sample page's lines.
  */
-export async function realRegions(engine: Engine, perRegion: number, most: number): Promise<{ source: string; regions: TestRegion[] }> {
+export async function realRegions(
+  engine: Engine,
+  perRegion: number,
+  most: number,
+): Promise<{ source: string; regions: TestRegion[] }> {
   if (!existsSync(EVAL_DIR)) {
     const lines = await realLines(engine, 0);
     const regions: TestRegion[] = [];
@@ -68,6 +76,9 @@ export async function realRegions(engine: Engine, perRegion: number, most: numbe
     }
     return { source: 'sample-page', regions };
   }
-  const regions = (await loadRegionCrops(EVAL_DIR, perRegion, modelSpec(engine), most)).map(({ crops, truth }) => ({ crops, truth }));
+  const regions = (await loadRegionCrops(EVAL_DIR, perRegion, modelSpec(engine), most)).map(({ crops, truth }) => ({
+    crops,
+    truth,
+  }));
   return { source: 'docbank_lines', regions };
 }

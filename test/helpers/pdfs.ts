@@ -20,7 +20,9 @@ export function emptyPdf(): Uint8Array {
   return new mupdf.PDFDocument().saveToBuffer('').asUint8Array().slice();
 }
 
-/** A valid PDF with `n` blank pages, written directly (one shared content stream), so tests can make huge ones cheaply. */
+/**
+ * A valid PDF with `n` blank pages, written directly (one shared content stream), so tests can make huge ones cheaply.
+ */
 export function blankPdf(n: number): Uint8Array {
   const parts: string[] = [];
   const offsets: number[] = [];
@@ -54,7 +56,12 @@ export function pdfWithText(lines: readonly string[]): Uint8Array {
   const font = doc.addSimpleFont(new mupdf.Font('Times-Roman'));
   const esc = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`);
   const body = lines.map((l, i) => `${i ? '0 -22 Td ' : ''}(${esc(l)}) Tj`).join(' ');
-  const page = doc.addPage([0, 0, 612, 200 + 22 * lines.length], 0, { Font: { F1: font } }, `BT /F1 14 Tf 72 ${150 + 22 * lines.length} Td ${body} ET`);
+  const page = doc.addPage(
+    [0, 0, 612, 200 + 22 * lines.length],
+    0,
+    { Font: { F1: font } },
+    `BT /F1 14 Tf 72 ${150 + 22 * lines.length} Td ${body} ET`,
+  );
   doc.insertPage(-1, page);
   return doc.saveToBuffer('compress').asUint8Array().slice();
 }
@@ -63,7 +70,10 @@ export function pdfWithText(lines: readonly string[]): Uint8Array {
  * A scan with an invisible text layer (as OCR software writes one): the image at 120 dpi, and each line's `text`
  * drawn in render mode 3 over its `box` (image pixels), stretched to the box's width.
  */
-export function pdfOfImageWithLayer(image: Uint8Array, lines: readonly { text: string; box: { x: number; y: number; width: number; height: number } }[]): Uint8Array {
+export function pdfOfImageWithLayer(
+  image: Uint8Array,
+  lines: readonly { text: string; box: { x: number; y: number; width: number; height: number } }[],
+): Uint8Array {
   const doc = new mupdf.PDFDocument();
   const img = new mupdf.Image(image);
   const pt = 0.6; // 120 dpi worth of points per pixel
@@ -71,13 +81,28 @@ export function pdfOfImageWithLayer(image: Uint8Array, lines: readonly { text: s
   const helvetica = new mupdf.Font('Helvetica');
   const font = doc.addSimpleFont(helvetica);
   const esc = (s: string): string => s.replace(/[\\()]/g, (c) => `\\${c}`);
-  const text = lines.map(({ text: t, box }) => {
-    const size = box.height * pt * 0.7;
-    const em = [...t].reduce((sum, c) => sum + helvetica.advanceGlyph(helvetica.encodeCharacter(c.codePointAt(0) ?? 32), 0), 0);
-    const stretch = (100 * box.width * pt) / Math.max(1e-6, em * size);
-    return `BT 3 Tr /F1 ${size.toFixed(2)} Tf ${stretch.toFixed(2)} Tz ${(box.x * pt).toFixed(2)} ${(h - (box.y + 0.8 * box.height) * pt).toFixed(2)} Td (${esc(t)}) Tj ET`;
-  }).join('\n');
-  const page = doc.addPage([0, 0, w, h], 0, { XObject: { Im0: doc.addImage(img) }, Font: { F1: font } }, `q ${w} 0 0 ${h} 0 0 cm /Im0 Do Q\n${text}`);
+  const text = lines
+    .map(({ text: t, box }) => {
+      const size = box.height * pt * 0.7;
+      const em = [...t].reduce(
+        (sum, c) => sum + helvetica.advanceGlyph(helvetica.encodeCharacter(c.codePointAt(0) ?? 32), 0),
+        0,
+      );
+      const stretch = (100 * box.width * pt) / Math.max(1e-6, em * size);
+      return (
+        `BT 3 Tr /F1 ${size.toFixed(2)} Tf ${stretch.toFixed(2)} Tz ` +
+        `${(box.x * pt).toFixed(2)} ` +
+        `${(h - (box.y + 0.8 * box.height) * pt).toFixed(2)} Td (${esc(t)}) Tj ` +
+        `ET`
+      );
+    })
+    .join('\n');
+  const page = doc.addPage(
+    [0, 0, w, h],
+    0,
+    { XObject: { Im0: doc.addImage(img) }, Font: { F1: font } },
+    `q ${w} 0 0 ${h} 0 0 cm /Im0 Do Q\n${text}`,
+  );
   doc.insertPage(-1, page);
   return doc.saveToBuffer('compress').asUint8Array().slice();
 }

@@ -22,7 +22,10 @@ export class SpeculaProcess {
   private waiters: (() => void)[] = [];
   exited: Promise<number | null>;
 
-  constructor(readonly name: string, readonly proc: ChildProcess) {
+  constructor(
+    readonly name: string,
+    readonly proc: ChildProcess,
+  ) {
     let buf = '';
     proc.stdout?.on('data', (c: Buffer) => {
       buf += c.toString('utf8');
@@ -49,7 +52,9 @@ export class SpeculaProcess {
       const hit = this.logs.find(pred);
       if (hit) return hit;
       if (Date.now() > deadline || this.proc.exitCode !== null) {
-        throw new Error(`${this.name}: no ${what} (exit ${this.proc.exitCode}); stderr: ${this.stderr.join('').slice(-2000)}`);
+        throw new Error(
+          `${this.name}: no ${what} (exit ${this.proc.exitCode}); stderr: ${this.stderr.join('').slice(-2000)}`,
+        );
       }
       await new Promise<void>((r) => {
         const t = setTimeout(r, 200);
@@ -70,10 +75,22 @@ export class SpeculaProcess {
  * `specula serve --role ROLE` as its own process, with the server launchers' malloc settings; resolves once it
  * listens (api: GraphQL; worker: health).
  */
-export async function startSpecula(name: string, role: 'api' | 'worker' | 'all', env: Record<string, string>): Promise<{ p: SpeculaProcess; port: number }> {
+export async function startSpecula(
+  name: string,
+  role: 'api' | 'worker' | 'all',
+  env: Record<string, string>,
+): Promise<{ p: SpeculaProcess; port: number }> {
   const proc = spawn(process.execPath, [HEAP_FLOOR_FLAG, join(ROOT, 'bin', 'specula.js'), 'serve', '--role', role], {
     cwd: ROOT,
-    env: { ...process.env, ...SERVER_MALLOC_ENV, PORT: '0', SPECULA_WORKER_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      ...SERVER_MALLOC_ENV,
+      PORT: '0',
+      SPECULA_WORKER_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const p = new SpeculaProcess(name, proc);
@@ -93,7 +110,24 @@ export class RedisServer {
   }
 
   async start(): Promise<void> {
-    this.proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--appendonly', 'yes', '--appendfsync', 'always', '--save', ''], { stdio: 'ignore' });
+    this.proc = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        this.dir,
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--save',
+        '',
+      ],
+      { stdio: 'ignore' },
+    );
     for (let i = 0; i < 100; i++) {
       if (await ping(this.port)) return;
       await new Promise((r) => setTimeout(r, 50));

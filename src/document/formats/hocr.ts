@@ -1,8 +1,9 @@
 /**
- * hOCR 1.2 (XHTML): ocr_page > ocr_carea > ocr_par > ocr_line > ocrx_word, each with its bbox, words with
- * x_wconf (0-100), and where the reading has character boxes, ocrx_cinfo per character with x_bboxes and x_conf. Blocks keep their reading order; heading lines are ocr_header (as tesseract writes them), a
- * table is an ocr_table float and a figure an ocr_photo; running headers and footers are text areas like the rest. Boxes are in the pixels of
- * the page as it came in (a PDF page as rendered).
+ * hOCR 1.2 (XHTML): ocr_page > ocr_carea > ocr_par > ocr_line > ocrx_word, each with its bbox, words with x_wconf
+ * (0-100), and where the reading has character boxes, ocrx_cinfo per character with x_bboxes and x_conf. Blocks keep
+ * their reading order; heading lines are ocr_header (as tesseract writes them), a table is an ocr_table float and a
+ * figure an ocr_photo; running headers and footers are text areas like the rest. Boxes are in the pixels of the page as
+ * it came in (a PDF page as rendered).
  */
 import type { BlockOut, LineOut, PageOut } from '../assemble.js';
 import type { Box } from '../layout/ink.js';
@@ -25,12 +26,24 @@ const LINE_CLASS: Partial<Record<BlockOut['type'], string>> = { heading: 'ocr_he
 function wordText(w: WordOut): string {
   // Character boxes as tesseract writes them (hocr_char_boxes): one ocrx_cinfo per character.
   if (!w.chars) return xmlEscape(w.text);
-  return w.chars.map((c) => `<span class="ocrx_cinfo" title="x_bboxes ${c.box.x} ${c.box.y} ${c.box.x + c.box.width} ${c.box.y + c.box.height}; x_conf ${(100 * c.confidence).toFixed(2)}">${xmlEscape(c.text)}</span>`).join('');
+  return w.chars
+    .map(
+      (c) =>
+        `<span class="ocrx_cinfo" title="x_bboxes ${c.box.x} ${c.box.y} ` +
+        `${c.box.x + c.box.width} ${c.box.y + c.box.height}; x_conf ` +
+        `${(100 * c.confidence).toFixed(2)}">${xmlEscape(c.text)}</span>`,
+    )
+    .join('');
 }
 
 function line(l: LineOut, cls: string, id: string): string {
   const words = wordsOf(l)
-    .map((w, k) => `<span class="ocrx_word" id="${id.replace(/^line_/, 'word_')}_${k + 1}" title="${bbox(w.box)}; x_wconf ${Math.round(100 * w.confidence)}">${wordText(w)}</span>`)
+    .map(
+      (w, k) =>
+        `<span class="ocrx_word" ` +
+        `id="${id.replace(/^line_/, 'word_')}_${k + 1}" title="${bbox(w.box)}; ` +
+        `x_wconf ${Math.round(100 * w.confidence)}">${wordText(w)}</span>`,
+    )
     .join(' ');
   return `     <span class="${cls}" id="${id}" title="${bbox(lineBox(l))}; x_size ${l.box.height}">${words}</span>`;
 }
@@ -50,8 +63,14 @@ function block(b: BlockOut, p: number, k: number): string {
 
 function page(pg: PageOut, opts: HocrOptions): string {
   const p = pg.index + 1;
-  const blocks = pg.blocks.map((b, k) => block(b, p, k + 1)).filter(Boolean).join('\n');
-  const title = `image ${JSON.stringify(opts.fileName)}; ${bbox({ x: 0, y: 0, width: pg.width, height: pg.height })}; ppageno ${pg.index}`;
+  const blocks = pg.blocks
+    .map((b, k) => block(b, p, k + 1))
+    .filter(Boolean)
+    .join('\n');
+  const title =
+    `image ${JSON.stringify(opts.fileName)}; ` +
+    `${bbox({ x: 0, y: 0, width: pg.width, height: pg.height })}; ppageno ` +
+    `${pg.index}`;
   return `  <div class="ocr_page" id="page_${p}" title="${xmlEscape(title)}">\n${blocks}\n  </div>`;
 }
 
@@ -59,13 +78,16 @@ export function toHocr(pages: readonly PageOut[], opts: HocrOptions): string {
   const chars = pages.some((p) => p.blocks.some((b) => b.lines.some((l) => l.words?.some((w) => w.chars))));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
+    '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" ' +
+      '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">',
     '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">',
     ' <head>',
     `  <title>${xmlEscape(opts.fileName)}</title>`,
     '  <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/>',
     `  <meta name="ocr-system" content="${xmlEscape(opts.software)}"/>`,
-    `  <meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ocr_line ocrx_word ocr_header ocr_table ocr_photo ocrp_wconf${chars ? ' ocrx_cinfo' : ''}"/>`,
+    `  <meta name="ocr-capabilities" content="ocr_page ocr_carea ocr_par ` +
+      `ocr_line ocrx_word ocr_header ocr_table ocr_photo ` +
+      `ocrp_wconf${chars ? ' ocrx_cinfo' : ''}"/>`,
     ' </head>',
     ' <body>',
     ...pages.map((pg) => page(pg, opts)),

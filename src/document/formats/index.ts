@@ -35,9 +35,16 @@ export interface RenderInput {
 export function renderTextFormat(format: Exclude<WordFormat, 'pdf'>, input: RenderInput): string {
   switch (format) {
     case 'hocr':
-      return toHocr(input.pages, { fileName: input.fileName, software: `${input.software.name} ${input.software.version}` });
+      return toHocr(input.pages, {
+        fileName: input.fileName,
+        software: `${input.software.name} ${input.software.version}`,
+      });
     case 'alto':
-      return toAlto(input.pages, { fileName: input.fileName, softwareName: input.software.name, softwareVersion: input.software.version });
+      return toAlto(input.pages, {
+        fileName: input.fileName,
+        softwareName: input.software.name,
+        softwareVersion: input.software.version,
+      });
     case 'tsv':
       return toTsv(input.pages);
   }
@@ -45,6 +52,7 @@ export function renderTextFormat(format: Exclude<WordFormat, 'pdf'>, input: Rend
 
 /** One rendering: text formats as UTF-8 text, the searchable PDF as bytes. */
 export async function renderWordFormat(format: WordFormat, input: RenderInput): Promise<string | Uint8Array> {
-  if (format === 'pdf') return searchablePdf({ bytes: input.bytes, format: input.format, pages: input.pages, pdfDpi: input.pdfDpi });
+  if (format === 'pdf')
+    return searchablePdf({ bytes: input.bytes, format: input.format, pages: input.pages, pdfDpi: input.pdfDpi });
   return renderTextFormat(format, input);
 }

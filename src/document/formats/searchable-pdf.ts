@@ -59,7 +59,14 @@ function textLayer(page: PageOut, font: mupdf.Font, pxPerPt: number, toPdf: Matr
   // carried to the page as it came in, so a page scanned sideways gets its text layer sideways too.
   // A photographed sheet's words are not a turn and a skew away from the photograph: each is written upright in
   // the box that holds it there.
-  const toSource = page.sheet ? ([1, 0, 0, 1, 0, 0] as Matrix) : readToSource({ width: page.width, height: page.height, turn: page.rotation as 0 | 90 | 180 | 270, degrees: page.skew ?? 0 });
+  const toSource = page.sheet
+    ? ([1, 0, 0, 1, 0, 0] as Matrix)
+    : readToSource({
+        width: page.width,
+        height: page.height,
+        turn: page.rotation as 0 | 90 | 180 | 270,
+        degrees: page.skew ?? 0,
+      });
   const toRead = invert(toSource);
   const readToPdf = concat(concat(toSource, [1 / pxPerPt, 0, 0, 1 / pxPerPt, 0, 0]), toPdf);
   for (const block of page.blocks) {
@@ -111,7 +118,8 @@ async function imagePdf(m: MupdfModule, input: SearchablePdfInput): Promise<mupd
     fonts.put(FONT_KEY, fontRef);
     resources.put('Font', fonts);
     // Page space (y down, points) -> PDF space (y up).
-    const content = `q ${num(w)} 0 0 ${num(h)} 0 0 cm /Im0 Do Q\n${textLayer(page, font, pxPerPt, [1, 0, 0, -1, 0, h])}`;
+    const content =
+      `q ${num(w)} 0 0 ${num(h)} 0 0 cm /Im0 Do ` + `Q\n${textLayer(page, font, pxPerPt, [1, 0, 0, -1, 0, h])}`;
     doc.insertPage(-1, doc.addPage([0, 0, w, h], 0, resources, content));
   }
   return doc;

@@ -34,7 +34,9 @@ export function toTsv(pages: readonly PageOut[]): string {
       row(3, [p, blockNum, 1, 0, 0], box, -1, '');
       lines.forEach((l, j) => {
         row(4, [p, blockNum, 1, j + 1, 0], lineBox(l), -1, '');
-        wordsOf(l).forEach((w, k) => row(5, [p, blockNum, 1, j + 1, k + 1], w.box, Math.round(10000 * w.confidence) / 100, w.text));
+        wordsOf(l).forEach((w, k) =>
+          row(5, [p, blockNum, 1, j + 1, k + 1], w.box, Math.round(10000 * w.confidence) / 100, w.text),
+        );
       });
     }
   }

@@ -10,7 +10,11 @@ import type { WordOut } from '../word-boxes.js';
 
 export function wordsOf(line: LineOut): WordOut[] {
   // A caller's mistake, not the document's: every path that writes these formats reads with words on.
-  if (!line.words) throw new Error('this format needs word boxes: read the document with words on (the CLI and the API do when the format is asked for)');
+  if (!line.words)
+    throw new Error(
+      'this format needs word boxes: read the document with words on (the ' +
+        'CLI and the API do when the format is asked for)',
+    );
   return line.words;
 }
 

@@ -1,20 +1,42 @@
 /**
- * Page layout from whitespace: rules and pictures are taken out, then a recursive XY-cut splits the page at column gutters
- * (full-height vertical gaps, taken first so that two columns are read one after the other) and at paragraph
- * gaps (horizontal gaps wider than a line gap). A vertical split whose parts share their rows is a table, not
- * columns. Leaves become blocks in reading order, typed by position, size and ink: heading, paragraph, table,
- * figure, page header and footer. List items and page numbers are told apart once the text is known
- * (document/assemble.ts).
+ * Page layout from whitespace: rules and pictures are taken out, then a recursive XY-cut splits the page at column
+ * gutters (full-height vertical gaps, taken first so that two columns are read one after the other) and at paragraph
+ * gaps (horizontal gaps wider than a line gap). A vertical split whose parts share their rows is a table, not columns.
+ * Leaves become blocks in reading order, typed by position, size and ink: heading, paragraph, table, figure, page
+ * header and footer. List items and page numbers are told apart once the text is known (document/assemble.ts).
  */
 import type { GrayPage } from '../decode-image.js';
-import { binarize, type Box, columnInk, firstInk, inkCount, type InkMap, lastInk, removeRules, type Rule, unionBox, wordsOf } from './ink.js';
+import {
+  binarize,
+  type Box,
+  columnInk,
+  firstInk,
+  inkCount,
+  type InkMap,
+  lastInk,
+  removeRules,
+  type Rule,
+  unionBox,
+  wordsOf,
+} from './ink.js';
 import { foldFormulaParts, lineBands, median, padLine, rowProfile } from './lines.js';
 import { markBoxed } from './boxes.js';
 import { takeOutCaptions } from './captions.js';
 import { takeOutPictures } from './pictures.js';
 import { type LayoutLine, type LayoutTable, tableGrid } from './table-grid.js';
 
-export const BLOCK_TYPES = ['heading', 'paragraph', 'list_item', 'code', 'table', 'figure', 'formula', 'page_header', 'page_footer', 'page_number'] as const;
+export const BLOCK_TYPES = [
+  'heading',
+  'paragraph',
+  'list_item',
+  'code',
+  'table',
+  'figure',
+  'formula',
+  'page_header',
+  'page_footer',
+  'page_number',
+] as const;
 export type BlockType = (typeof BLOCK_TYPES)[number];
 
 export type { LayoutLine, LayoutTable, TableSpan } from './table-grid.js';
@@ -44,7 +66,13 @@ export interface PageLayout {
 /** The layout of an image that is one line of text: one paragraph, one line, the whole image. */
 export function oneLineLayout(page: { width: number; height: number }): PageLayout {
   const box = { x: 0, y: 0, width: page.width, height: page.height };
-  return { width: page.width, height: page.height, lineHeight: page.height, blocks: [{ type: 'paragraph', box, lines: [{ box, band: box }] }], rules: [] };
+  return {
+    width: page.width,
+    height: page.height,
+    lineHeight: page.height,
+    blocks: [{ type: 'paragraph', box, lines: [{ box, band: box }] }],
+    rules: [],
+  };
 }
 
 type Leaf = { kind: 'block'; box: Box } | { kind: 'table'; box: Box; parts: Box[] };
@@ -113,7 +141,10 @@ function looksLikeTable(ink: InkMap, parts: Box[], page: { width: number }, lh: 
   if (bands.some((b, i) => isTextColumn(b, parts[i], lh))) return false;
   const narrow = parts.every((p) => p.width < 0.38 * page.width);
   if (parts.length < 3 && !narrow) return false; // two wide parts: text columns
-  const centers = bands.flat().map((b) => b.y + b.height / 2).sort((a, b) => a - b);
+  const centers = bands
+    .flat()
+    .map((b) => b.y + b.height / 2)
+    .sort((a, b) => a - b);
   // Rows are as far apart as the type is tall: the words of one line of large type (a title, whose word spaces
   // are as wide as body text's gutters) are one row, not a table.
   const rowGap = 0.6 * Math.max(lh, median(bands.flat().map((b) => b.height)));
@@ -122,14 +153,20 @@ function looksLikeTable(ink: InkMap, parts: Box[], page: { width: number }, lh: 
   if (rows.length < 2) return false;
   // Most parts have a line on most rows.
   let filled = 0;
-  for (const pb of bands) for (const row of rows) if (pb.some((b) => Math.abs(b.y + b.height / 2 - row) <= rowGap)) filled++;
+  for (const pb of bands)
+    for (const row of rows) if (pb.some((b) => Math.abs(b.y + b.height / 2 - row) <= rowGap)) filled++;
   // Spanning header cells and grouped rows leave holes; text columns were excluded above.
   return filled >= 0.5 * rows.length * parts.length;
 }
 
 /** Vertical gaps of a region: wide enough to be gutters, or where a removed vertical rule stood. */
 function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): [number, number][] {
-  const ruled = vrules.filter((v) => v.x >= r.x && v.x < r.x + r.width && Math.min(v.y + v.height, r.y + r.height) - Math.max(v.y, r.y) >= 0.6 * r.height);
+  const ruled = vrules.filter(
+    (v) =>
+      v.x >= r.x &&
+      v.x < r.x + r.width &&
+      Math.min(v.y + v.height, r.y + r.height) - Math.max(v.y, r.y) >= 0.6 * r.height,
+  );
   // Within one line ("5.1   Method", a label and its value) only a wide gap separates blocks; a line of large
   // type (a title) is one line too, and its word spaces are as wide as its size.
   const all = gaps(columnInk(ink, r), 1);
@@ -140,13 +177,20 @@ function verticalGaps(ink: InkMap, r: Box, lh: number, vrules: readonly Box[]): 
   const oneLine = short || bands.length === 1;
   // A title of two or three lines of large type: its word spaces are as wide as its size, wider than body text's
   // gutters, so its lines' own size sets the gap, as for one line.
-  const large = bands.length > 1 && bands.length <= 3 && bands.every((b) => b.height >= 1.4 * lh) ? median(bands.map((b) => b.height)) : 0;
+  const large =
+    bands.length > 1 && bands.length <= 3 && bands.every((b) => b.height >= 1.4 * lh)
+      ? median(bands.map((b) => b.height))
+      : 0;
   const min = oneLine ? 3 * Math.max(lh, 0.8 * r.height) : large ? 3 * large : lh;
-  const wide = all.filter(([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b));
+  const wide = all.filter(
+    ([a, b]) => b - a >= Math.max(6, Math.round(min)) || ruled.some((v) => v.x >= r.x + a - 1 && v.x <= r.x + b),
+  );
   if (r.height < NARROW_GUTTER.minHeight * lh) return wide;
   // Magazines set columns closer than a line height apart. A narrower gap still parts columns where it runs
   // down a tall region between two wide parts: word spaces do not line up down that many lines.
-  const narrow = all.filter(([a, b]) => b - a >= Math.max(6, Math.round(NARROW_GUTTER.minWidth * lh)) && !wide.some(([c]) => c === a));
+  const narrow = all.filter(
+    ([a, b]) => b - a >= Math.max(6, Math.round(NARROW_GUTTER.minWidth * lh)) && !wide.some(([c]) => c === a),
+  );
   const accepted = narrow.filter(([a, b]) => {
     const others = [...wide, ...narrow].filter(([c]) => c !== a);
     const left = Math.max(0, ...others.filter(([, d]) => d <= a).map(([, d]) => d));
@@ -179,8 +223,18 @@ function ornamentGap(ink: InkMap, r: Box, lh: number): [number, number] | null {
     const width = Math.abs(inkEnd - from);
     if (Math.abs(x - inkEnd) < minGap || x < 0 || x >= r.width || width > ORNAMENT.maxWidth * lh) return null;
     const [a, b] = step === 1 ? [inkEnd, x] : [x + 1, inkEnd + 1];
-    const mark = trim(ink, step === 1 ? { x: r.x, y: r.y, width: a, height: r.height } : { x: r.x + b, y: r.y, width: r.width - b, height: r.height });
-    const text = trim(ink, step === 1 ? { x: r.x + b, y: r.y, width: r.width - b, height: r.height } : { x: r.x, y: r.y, width: a, height: r.height });
+    const mark = trim(
+      ink,
+      step === 1
+        ? { x: r.x, y: r.y, width: a, height: r.height }
+        : { x: r.x + b, y: r.y, width: r.width - b, height: r.height },
+    );
+    const text = trim(
+      ink,
+      step === 1
+        ? { x: r.x + b, y: r.y, width: r.width - b, height: r.height }
+        : { x: r.x, y: r.y, width: a, height: r.height },
+    );
     if (!mark || !text || mark.height < ORNAMENT.minHeight * lh || text.width < ORNAMENT.minText * lh) return null;
     // One mass: every row of the mark inked (a column of list bullets or line numbers has gaps between lines).
     const rows = rowProfile(ink, mark);
@@ -192,7 +246,14 @@ function ornamentGap(ink: InkMap, r: Box, lh: number): [number, number] | null {
   return side(0, 1) ?? side(r.width - 1, -1);
 }
 
-function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; height: number }, vrules: readonly Box[], depth = 0): Leaf[] {
+function xyCut(
+  ink: InkMap,
+  region: Box,
+  lh: number,
+  page: { width: number; height: number },
+  vrules: readonly Box[],
+  depth = 0,
+): Leaf[] {
   const r = trim(ink, region);
   if (!r) return [];
   if (depth > 40) return [{ kind: 'block', box: r }];
@@ -210,7 +271,8 @@ function xyCut(ink: InkMap, region: Box, lh: number, page: { width: number; heig
     parts.push({ x, y: r.y, width: r.x + r.width - x, height: r.height });
     // Slivers between doubled rules (what rule removal leaves of them) are not columns.
     const real = parts.filter((p) => p.width >= 0.5 * lh && lineBands(ink, p, lh).length > 0);
-    if (!ornament && real.length >= 2 && looksLikeTable(ink, real, page, lh)) return [{ kind: 'table', box: r, parts: real }];
+    if (!ornament && real.length >= 2 && looksLikeTable(ink, real, page, lh))
+      return [{ kind: 'table', box: r, parts: real }];
     return parts.flatMap((p) => xyCut(ink, p, lh, page, vrules, depth + 1));
   }
   // Then paragraph gaps: wider than the gap between two lines of one paragraph.
@@ -266,7 +328,8 @@ function inkInBox(ink: InkMap, b: Box): number {
   const { data, width } = ink;
   const words = wordsOf(data);
   let n = 0;
-  for (let y = b.y, base = b.y * width + b.x; y < b.y + b.height; y++, base += width) n += inkCount(data, words, base, base + b.width);
+  for (let y = b.y, base = b.y * width + b.x; y < b.y + b.height; y++, base += width)
+    n += inkCount(data, words, base, base + b.width);
   return n;
 }
 
@@ -315,7 +378,6 @@ function weightedMedian(pairs: [number, number][]): number {
   return 0;
 }
 
-
 /**
  * A table the cut left in pieces, put back together. A heading over several columns breaks the gutters the cut
  * found the table by, and a gap under the headings parts them from the body as a paragraph would; a shaded band
@@ -326,18 +388,36 @@ function weightedMedian(pairs: [number, number][]): number {
  * the same columns). Nothing else may lie within the joined box (else the table stays as it was); its grid is then
  * found again over the whole.
  */
-function consolidateTables(blocks: LayoutBlock[], ink: InkMap, lh: number, page: GrayPage, hrules: readonly Box[]): void {
+function consolidateTables(
+  blocks: LayoutBlock[],
+  ink: InkMap,
+  lh: number,
+  page: GrayPage,
+  hrules: readonly Box[],
+): void {
   const textual: BlockType[] = ['heading', 'paragraph', 'table'];
   for (let t = 0; t < blocks.length; t++) {
     const start = blocks[t];
     if (start.type !== 'table' || !start.table || !start.table.rows) continue;
     const grid = start.table;
-    const stubRight = Math.max(...grid.cells.map((row) => row[0] ?? []).flat().map((l) => l.band.x + l.band.width), start.box.x);
-    const valueLeft = Math.min(...grid.cells.flatMap((row) => row.slice(1)).flat().map((l) => l.band.x), start.box.x + start.box.width);
+    const stubRight = Math.max(
+      ...grid.cells
+        .map((row) => row[0] ?? [])
+        .flat()
+        .map((l) => l.band.x + l.band.width),
+      start.box.x,
+    );
+    const valueLeft = Math.min(
+      ...grid.cells
+        .flatMap((row) => row.slice(1))
+        .flat()
+        .map((l) => l.band.x),
+      start.box.x + start.box.width,
+    );
     const joined = new Set<LayoutBlock>([start]);
     let box = start.box;
     const heads: Box[] = [];
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const b of blocks) {
         if (joined.has(b) || !textual.includes(b.type)) continue;
@@ -346,10 +426,17 @@ function consolidateTables(blocks: LayoutBlock[], ink: InkMap, lh: number, page:
         const near = r.y + r.height >= box.y - 2 * lh && r.y <= box.y + box.height + 2 * lh;
         if (!within || !near) continue;
         const overlapsRows = r.y < box.y + box.height && r.y + r.height > box.y;
-        const overValues = b.lines.length > 0 && b.lines.every((l) => l.band.x >= stubRight) && (b.table ? b.table.rows : b.lines.length) <= 4;
-        const inStub = r.x + r.width <= valueLeft && (overlapsRows || heads.some((h) => Math.abs(h.y - r.y) <= 0.5 * lh));
+        const overValues =
+          b.lines.length > 0 &&
+          b.lines.every((l) => l.band.x >= stubRight) &&
+          (b.table ? b.table.rows : b.lines.length) <= 4;
+        const inStub =
+          r.x + r.width <= valueLeft && (overlapsRows || heads.some((h) => Math.abs(h.y - r.y) <= 0.5 * lh));
         // Another piece of this table: beside its rows, or just above or below with the same columns edge to edge.
-        const sameColumns = b.table?.cols === grid.cols && Math.abs(r.x - box.x) <= lh && Math.abs(r.x + r.width - (box.x + box.width)) <= lh;
+        const sameColumns =
+          b.table?.cols === grid.cols &&
+          Math.abs(r.x - box.x) <= lh &&
+          Math.abs(r.x + r.width - (box.x + box.width)) <= lh;
         const piece = b.type === 'table' && (overlapsRows || sameColumns);
         if (!overValues && !inStub && !piece) continue;
         if (overValues && !overlapsRows) heads.push(r);
@@ -360,7 +447,17 @@ function consolidateTables(blocks: LayoutBlock[], ink: InkMap, lh: number, page:
     }
     if (joined.size === 1) continue;
     // Nothing left out may lie within the joined box: it would be read twice, or not at all.
-    if (blocks.some((b) => !joined.has(b) && b.box.x < box.x + box.width && box.x < b.box.x + b.box.width && b.box.y < box.y + box.height && box.y < b.box.y + b.box.height)) continue;
+    if (
+      blocks.some(
+        (b) =>
+          !joined.has(b) &&
+          b.box.x < box.x + box.width &&
+          box.x < b.box.x + b.box.width &&
+          b.box.y < box.y + box.height &&
+          box.y < b.box.y + b.box.height,
+      )
+    )
+      continue;
     const merged = tableGrid(ink, lineBands(ink, box, lh), lh, page, box, hrules);
     const table: LayoutBlock = { type: 'table', box, lines: merged.cells.flat(2), table: merged };
     // In reading order where its first piece was.
@@ -379,7 +476,12 @@ function consolidateTables(blocks: LayoutBlock[], ink: InkMap, lh: number, page:
 function lineHeightOf(ink: InkMap): number {
   const whole = median(lineBands(ink, { x: 0, y: 0, width: ink.width, height: ink.height }).map((b) => b.height)) || 20;
   const w = Math.floor(ink.width / 8);
-  const strips = median(Array.from({ length: 8 }, (_, i) => lineBands(ink, { x: i * w, y: 0, width: w, height: ink.height }).map((b) => b.height)).flat()) || whole;
+  const strips =
+    median(
+      Array.from({ length: 8 }, (_, i) =>
+        lineBands(ink, { x: i * w, y: 0, width: w, height: ink.height }).map((b) => b.height),
+      ).flat(),
+    ) || whole;
   return whole > 2 * strips ? strips : whole;
 }
 
@@ -413,7 +515,8 @@ export function analyzeLayout(page: GrayPage): PageLayout {
   for (const p of pending) for (const b of p.bands) bodyDensity.push(inkDensity(ink, b));
   const typicalDensity = median(bodyDensity);
   // Body text sets the scale: a width-weighted median, so long lines of running text outweigh short cells.
-  const pageLh = weightedMedian(pending.flatMap((p) => p.bands.map((b) => [b.height, b.width] as [number, number]))) || lh;
+  const pageLh =
+    weightedMedian(pending.flatMap((p) => p.bands.map((b) => [b.height, b.width] as [number, number]))) || lh;
   for (const { leaf, bands, read } of pending) {
     if (leaf.kind === 'table') {
       const table = tableGrid(ink, lineBands(ink, leaf.box, pageLh), pageLh, page, leaf.box, hrules, leaf.parts);
@@ -430,8 +533,17 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     const tall = box.height > 2.5 * pageLh;
     const isType = (): boolean => lineH <= 3.5 * pageLh && bands.every((b) => splitLikeType(ink, b));
     // An ornament (an icon cut from beside a note): one band as tall as two lines, no letters apart in it.
-    const ornament = bands.length === 1 && lineH >= ORNAMENT.minHeight * pageLh && box.width <= ORNAMENT.maxWidth * pageLh && !splitLikeType(ink, bands[0]);
-    if (!bands.length || ornament || (tall && inkDensity(ink, box) > 0.3 && !isType()) || (box.height > 4 * pageLh && lineH > 3.5 * pageLh)) {
+    const ornament =
+      bands.length === 1 &&
+      lineH >= ORNAMENT.minHeight * pageLh &&
+      box.width <= ORNAMENT.maxWidth * pageLh &&
+      !splitLikeType(ink, bands[0]);
+    if (
+      !bands.length ||
+      ornament ||
+      (tall && inkDensity(ink, box) > 0.3 && !isType()) ||
+      (box.height > 4 * pageLh && lineH > 3.5 * pageLh)
+    ) {
       blocks.push({ type: 'figure', box, lines: [] });
       continue;
     }
@@ -443,8 +555,13 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     else if (bands.length <= 3 && lineH >= 1.25 * pageLh) {
       type = 'heading';
       level = lineH >= 1.6 * pageLh ? 1 : 2;
-    } else if (bands.length <= 2 && box.width < 0.8 * page.width && Math.min(...bands.map((b) => inkDensity(ink, b))) >= 1.25 * typicalDensity) {
-      type = 'heading'; // bold, body-sized, every line of it (a bold label over a plain line is a note's, not a heading)
+    } else if (
+      bands.length <= 2 &&
+      box.width < 0.8 * page.width &&
+      Math.min(...bands.map((b) => inkDensity(ink, b))) >= 1.25 * typicalDensity
+    ) {
+      // bold, body-sized, every line of it (a bold label over a plain line is a note's, not a heading)
+      type = 'heading';
       level = 3;
     }
     blocks.push({ type, box, lines, ...(level ? { level } : {}) });
@@ -463,7 +580,12 @@ export function analyzeLayout(page: GrayPage): PageLayout {
     if (cap.length) {
       const x = Math.min(...cap.map((c) => c.x));
       const y = cap[0].y;
-      const box = { x, y, width: Math.max(...cap.map((c) => c.x + c.width)) - x, height: cap[cap.length - 1].y + cap[cap.length - 1].height - y };
+      const box = {
+        x,
+        y,
+        width: Math.max(...cap.map((c) => c.x + c.width)) - x,
+        height: cap[cap.length - 1].y + cap[cap.length - 1].height - y,
+      };
       own.push({ type: 'paragraph', box, lines: cap.map((band) => ({ band, box: padLine(band, page, undefined) })) });
     }
     blocks.splice(at < 0 ? blocks.length : at, 0, ...own);

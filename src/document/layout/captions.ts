@@ -19,7 +19,12 @@ const MAX_LINES = 10;
 /** The caption lines under each picture (empty where there is none); their ink is erased from `ink`. */
 export function takeOutCaptions(ink: InkMap, pictures: readonly Box[], lh: number): Box[][] {
   return pictures.map((pic) => {
-    const zone: Box = { x: pic.x, y: pic.y + pic.height, width: pic.width, height: Math.min(ink.height - pic.y - pic.height, Math.round((FIRST_GAP + MAX_LINES * 1.6) * lh)) };
+    const zone: Box = {
+      x: pic.x,
+      y: pic.y + pic.height,
+      width: pic.width,
+      height: Math.min(ink.height - pic.y - pic.height, Math.round((FIRST_GAP + MAX_LINES * 1.6) * lh)),
+    };
     if (zone.height <= 0) return [];
     const lines: Box[] = [];
     let bottom = zone.y;
@@ -27,12 +32,15 @@ export function takeOutCaptions(ink: InkMap, pictures: readonly Box[], lh: numbe
       if (band.y - bottom > (lines.length ? LINE_GAP : FIRST_GAP) * lh || lines.length >= MAX_LINES) break;
       // Column text may reach into the picture's span on these rows: look at each run of ink on its own.
       const runs = runsOf(ink, band, lh);
-      const caption = runs.find((r) => r.x >= pic.x - lh / 2 && r.x + r.width <= pic.x + pic.width + lh / 2 && r.width <= 0.9 * pic.width);
+      const caption = runs.find(
+        (r) => r.x >= pic.x - lh / 2 && r.x + r.width <= pic.x + pic.width + lh / 2 && r.width <= 0.9 * pic.width,
+      );
       if (!caption) break;
       lines.push(caption);
       bottom = band.y + band.height;
     }
-    for (const l of lines) for (let y = l.y; y < l.y + l.height; y++) ink.data.fill(0, y * ink.width + l.x, y * ink.width + l.x + l.width);
+    for (const l of lines)
+      for (let y = l.y; y < l.y + l.height; y++) ink.data.fill(0, y * ink.width + l.x, y * ink.width + l.x + l.width);
     return lines;
   });
 }

@@ -89,7 +89,7 @@ function pairTable(thr: number): Uint16Array {
   if (!t) {
     t = new Uint16Array(65536);
     // Either byte order: each byte's lane answers for that byte.
-    for (let i = 0; i < 65536; i++) t[i] = ((i & 0xff) <= thr ? 1 : 0) | ((i >>> 8) <= thr ? 0x100 : 0);
+    for (let i = 0; i < 65536; i++) t[i] = ((i & 0xff) <= thr ? 1 : 0) | (i >>> 8 <= thr ? 0x100 : 0);
     pairTables.set(thr, t);
   }
   return t;
@@ -206,7 +206,10 @@ export function lastInk(data: Uint8Array, words: Uint32Array, from: number, to: 
   return -1;
 }
 
-/** Whether a 32-bit word's lowest byte lane is its first byte in memory (it is on every platform Node runs on but s390x). */
+/**
+ * Whether a 32-bit word's lowest byte lane is its first byte in memory (it is on every platform Node runs on but
+ * s390x).
+ */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
@@ -377,9 +380,11 @@ export function removeRules(ink: InkMap, minLength: number, maxThickness = 6): R
       }
       if (end - o <= maxThickness) {
         for (let oo = o; oo < end; oo++) for (let i = 0; i < inner; i++) if (mask[at(oo, i)]) data[at(oo, i)] = 0;
-        rules.push(horizontal
-          ? { orientation: 'horizontal', box: { x: lo, y: o, width: hi - lo + 1, height: end - o } }
-          : { orientation: 'vertical', box: { x: o, y: lo, width: end - o, height: hi - lo + 1 } });
+        rules.push(
+          horizontal
+            ? { orientation: 'horizontal', box: { x: lo, y: o, width: hi - lo + 1, height: end - o } }
+            : { orientation: 'vertical', box: { x: o, y: lo, width: end - o, height: hi - lo + 1 } },
+        );
       }
       o = end;
     }

@@ -12,7 +12,12 @@ import { linesRunDown, turnPage } from '../orientation.js';
 import { analyzeLayout, oneLineLayout } from './analyze.js';
 import type { PrepareRequest, PreparedPage } from './off-thread.js';
 
-export default async function prepareTask({ page: rendered, turn: known, lineImage, capture }: PrepareRequest): Promise<PreparedPage> {
+export default async function prepareTask({
+  page: rendered,
+  turn: known,
+  lineImage,
+  capture,
+}: PrepareRequest): Promise<PreparedPage> {
   const t0 = performance.now();
   if (lineImage) {
     // A line image turned on its side is read turned a quarter round; the caller asks the model whether the other
@@ -22,12 +27,21 @@ export default async function prepareTask({ page: rendered, turn: known, lineIma
       const line = await turnPage(rendered, lineTurn);
       // A turn found here is a line's already; one the caller knows is checked.
       if (known === undefined || isOneLine(line)) {
-        return { page: line, degrees: 0, turn: lineTurn, oneLine: true, layout: oneLineLayout(line), ms: { flatten: 0, deskew: 0, layout: performance.now() - t0 } };
+        return {
+          page: line,
+          degrees: 0,
+          turn: lineTurn,
+          oneLine: true,
+          layout: oneLineLayout(line),
+          ms: { flatten: 0, deskew: 0, layout: performance.now() - t0 },
+        };
       }
     }
   }
   const captured = capture ? fromCapture(rendered) : null;
-  const sheet = captured?.sheet ? { sheet: { corners: captured.sheet, width: captured.page.width, height: captured.page.height } } : {};
+  const sheet = captured?.sheet
+    ? { sheet: { corners: captured.sheet, width: captured.page.width, height: captured.page.height } }
+    : {};
   const flat = flattenBackground(captured?.page ?? rendered);
   const turn = known ?? (linesRunDown(flat) ? 90 : 0);
   const upright = await turnPage(flat, turn);
@@ -35,5 +49,13 @@ export default async function prepareTask({ page: rendered, turn: known, lineIma
   const { page, degrees } = await deskew(upright);
   const t2 = performance.now();
   const layout = { ...analyzeLayout(page), rotation: turn };
-  return { page, degrees, turn, ...sheet, oneLine: false, layout, ms: { flatten: t1 - t0, deskew: t2 - t1, layout: performance.now() - t2 } };
+  return {
+    page,
+    degrees,
+    turn,
+    ...sheet,
+    oneLine: false,
+    layout,
+    ms: { flatten: t1 - t0, deskew: t2 - t1, layout: performance.now() - t2 },
+  };
 }

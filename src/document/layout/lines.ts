@@ -31,8 +31,15 @@ function splitTall(band: Band, rows: Int32Array, typical: number, keepFragments:
     for (let y = a; y < b; y++) if (rows[y] >= mean) return false;
     return true;
   };
-  if (keepFragments && (fragment(band.top, cut, band.bottom - cut - 1) || fragment(cut + 1, band.bottom, cut - band.top))) return [band];
-  return [...splitTall({ top: band.top, bottom: cut }, rows, typical, keepFragments), ...splitTall({ top: cut + 1, bottom: band.bottom }, rows, typical, keepFragments)];
+  if (
+    keepFragments &&
+    (fragment(band.top, cut, band.bottom - cut - 1) || fragment(cut + 1, band.bottom, cut - band.top))
+  )
+    return [band];
+  return [
+    ...splitTall({ top: band.top, bottom: cut }, rows, typical, keepFragments),
+    ...splitTall({ top: cut + 1, bottom: band.bottom }, rows, typical, keepFragments),
+  ];
 }
 
 /** The middle value (the upper one of an even count); 0 for none. */
@@ -47,7 +54,8 @@ export function rowProfile(ink: InkMap, r: Box): Int32Array {
   const { data, width } = ink;
   const words = wordsOf(data);
   const rows = new Int32Array(ink.height);
-  for (let y = r.y; y < r.y + r.height; y++) rows[y] = inkCount(data, words, y * width + r.x, y * width + r.x + r.width);
+  for (let y = r.y; y < r.y + r.height; y++)
+    rows[y] = inkCount(data, words, y * width + r.x, y * width + r.x + r.width);
   return rows;
 }
 
@@ -124,18 +132,23 @@ export function formulaPart(part: Box, line: Box, lh: number): boolean {
   if (gap < 0) return false;
   const within = part.x >= line.x - 0.3 * lh && part.x + part.width <= line.x + line.width + 0.3 * lh;
   if (!within) return false;
-  // A limit hangs off a big operator, so its line is taller than type (a hanging line's "L24" under a reference is not).
+  // A limit hangs off a big operator, so its line is taller than type (a hanging line's "L24" under a reference is
+  // not).
   const limit = line.height >= 1.4 * lh && part.height < 0.8 * lh && part.width < 2 * lh && gap < 0.5 * lh;
   // A fraction stands after something on its line ("= -"), further in than an indented line of text starts, and
   // its parts are a few symbols wide (a right-aligned line of text under another is wider).
-  const fraction = gap <= 0.15 * lh && part.width <= Math.min(0.7 * line.width, 6 * lh) && part.x >= line.x + 2 * lh && part.height <= 1.2 * lh;
+  const fraction =
+    gap <= 0.15 * lh &&
+    part.width <= Math.min(0.7 * line.width, 6 * lh) &&
+    part.x >= line.x + 2 * lh &&
+    part.height <= 1.2 * lh;
   return limit || fraction;
 }
 
 /** A block's bands (top to bottom) with the pieces of a formula set above or below its line folded into it. */
 export function foldFormulaParts(bands: readonly Box[], lh: number): Box[] {
   const out = [...bands];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (let i = 0; i + 1 < out.length; i++) {
       const [a, b] = [out[i], out[i + 1]];

@@ -48,11 +48,14 @@ let pool: Promise<Piscina<PrepareRequest, PreparedPage>> | null = null;
 
 export async function preparePageOffThread(request: PrepareRequest): Promise<PreparedPage> {
   // piscina loads with the first page rather than with the server, to keep it off the server's start.
-  pool ??= import('piscina').then(({ Piscina }) => new Piscina<PrepareRequest, PreparedPage>({
-    filename: new URL('./layout-worker.js', import.meta.url).href,
-    minThreads: 0,
-    maxThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
-    idleTimeout: LAYOUT_IDLE_MS,
-  }));
+  pool ??= import('piscina').then(
+    ({ Piscina }) =>
+      new Piscina<PrepareRequest, PreparedPage>({
+        filename: new URL('./layout-worker.js', import.meta.url).href,
+        minThreads: 0,
+        maxThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
+        idleTimeout: LAYOUT_IDLE_MS,
+      }),
+  );
   return (await pool).run(request);
 }

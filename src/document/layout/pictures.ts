@@ -115,7 +115,12 @@ export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
     if (c.cells >= MIN_FILL * (c.x1 - c.x0 + 1) * (c.y1 - c.y0 + 1)) {
       // A compact blob is a picture: its whole box goes, light areas included (their sparse dots would
       // still bridge a gutter).
-      boxes.push({ x: c.x0 * cell, y: c.y0 * cell, width: Math.min(ink.width, (c.x1 + 1) * cell) - c.x0 * cell, height: Math.min(ink.height, (c.y1 + 1) * cell) - c.y0 * cell });
+      boxes.push({
+        x: c.x0 * cell,
+        y: c.y0 * cell,
+        width: Math.min(ink.width, (c.x1 + 1) * cell) - c.x0 * cell,
+        height: Math.min(ink.height, (c.y1 + 1) * cell) - c.y0 * cell,
+      });
       for (let gy = c.y0; gy <= c.y1; gy++) erase.fill(1, gy * gw + c.x0, gy * gw + c.x1 + 1);
     } else {
       // A sprawling one (pictures run together, a frame) is not one box: only its own dense cells go, so text
@@ -139,7 +144,7 @@ export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
 /** One picture's light and dark parts can be separate components whose boxes overlap: join them. */
 function mergeOverlapping(boxes: Box[]): Box[] {
   const out = [...boxes];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (let i = 0; i < out.length && !changed; i++) {
       for (let j = i + 1; j < out.length; j++) {
@@ -148,7 +153,12 @@ function mergeOverlapping(boxes: Box[]): Box[] {
         if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) {
           const x = Math.min(a.x, b.x);
           const y = Math.min(a.y, b.y);
-          out[i] = { x, y, width: Math.max(a.x + a.width, b.x + b.width) - x, height: Math.max(a.y + a.height, b.y + b.height) - y };
+          out[i] = {
+            x,
+            y,
+            width: Math.max(a.x + a.width, b.x + b.width) - x,
+            height: Math.max(a.y + a.height, b.y + b.height) - y,
+          };
           out.splice(j, 1);
           changed = true;
           break;

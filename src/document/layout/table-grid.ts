@@ -56,13 +56,18 @@ function segments(ink: InkMap, band: Box, gap: number): Segment[] {
     if (on) {
       if (start < 0) start = x;
       else if (x - last - 1 >= gap) {
-        out.push({ x0: start, x1: last + 1, band: { x: start, y: band.y, width: last + 1 - start, height: band.height } });
+        out.push({
+          x0: start,
+          x1: last + 1,
+          band: { x: start, y: band.y, width: last + 1 - start, height: band.height },
+        });
         start = x;
       }
       last = x;
     }
   }
-  if (start >= 0) out.push({ x0: start, x1: last + 1, band: { x: start, y: band.y, width: last + 1 - start, height: band.height } });
+  if (start >= 0)
+    out.push({ x0: start, x1: last + 1, band: { x: start, y: band.y, width: last + 1 - start, height: band.height } });
   return out;
 }
 
@@ -85,7 +90,10 @@ function inkHeight(ink: InkMap, s: Segment): number {
 
 /** Column edges [x0, x1) from the body rows' cells: x-ranges their cells cover, merged where they overlap. */
 function columnsOf(body: Segment[][]): [number, number][] {
-  const spans = body.flat().map((s): [number, number] => [s.x0, s.x1]).sort((a, b) => a[0] - b[0]);
+  const spans = body
+    .flat()
+    .map((s): [number, number] => [s.x0, s.x1])
+    .sort((a, b) => a[0] - b[0]);
   const cols: [number, number][] = [];
   for (const [a, b] of spans) {
     const last = cols[cols.length - 1];
@@ -100,13 +108,22 @@ function columnsOf(body: Segment[][]): [number, number][] {
  * of the page; one drawn under a heading (a booktabs cmidrule, a financial statement's "Year Ended") shows the
  * columns it heads. `parts`: the columns the cut found the table by (full-height gutters), where it did.
  */
-export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page: GrayPage, region: Box, rules: readonly Box[] = [], parts: readonly Box[] = []): LayoutTable {
+export function tableGrid(
+  ink: InkMap,
+  bandsIn: readonly Box[],
+  lh: number,
+  page: GrayPage,
+  region: Box,
+  rules: readonly Box[] = [],
+  parts: readonly Box[] = [],
+): LayoutTable {
   let bands = bandsIn;
   const gap = Math.max(4, Math.round(CELL_GAP * lh));
   // Specks and dots are not cells (nor are the scraps of a drawing a table was mistaken for): a cell's ink is at
   // least 40% of a line tall, or half a line wide; and a stroke thinner than any lone character ("1" is a quarter
   // of a line wide) is what is left of a short cell border, not a cell.
-  const cellLike = (s: Segment): boolean => (s.x1 - s.x0 >= 0.5 * lh || inkHeight(ink, s) >= 0.4 * lh) && s.x1 - s.x0 >= Math.max(3, 0.12 * lh);
+  const cellLike = (s: Segment): boolean =>
+    (s.x1 - s.x0 >= 0.5 * lh || inkHeight(ink, s) >= 0.4 * lh) && s.x1 - s.x0 >= Math.max(3, 0.12 * lh);
   const kept = bands.map((b) => segments(ink, b, gap).filter(cellLike));
   bands = bands.filter((_, i) => kept[i].length);
   let rows = kept.filter((r) => r.length);
@@ -116,7 +133,10 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
   const body = rows.filter((r) => r.length >= Math.max(2, most - 1));
   // One row of many cells is no body (a line cut in half at an image's edge leaves a row of letter tops): then the
   // gutters the cut found run full height, if it found any.
-  const cols = body.length < 2 && parts.length > 1 ? parts.map((p): [number, number] => [p.x, p.x + p.width]) : columnsOf(body.length ? body : rows);
+  const cols =
+    body.length < 2 && parts.length > 1
+      ? parts.map((p): [number, number] => [p.x, p.x + p.width])
+      : columnsOf(body.length ? body : rows);
   const colOf = (s: Segment): [number, number] => {
     // The columns a cell overlaps: a heading set over several spans them all.
     let first = -1;
@@ -139,7 +159,12 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
     return [first, last];
   };
   // How far apart the rows are set (the median gap between bands).
-  const pitch = median(bands.slice(1).map((b, i) => b.y - (bands[i].y + bands[i].height)).filter((g) => g > 0));
+  const pitch = median(
+    bands
+      .slice(1)
+      .map((b, i) => b.y - (bands[i].y + bands[i].height))
+      .filter((g) => g > 0),
+  );
   // A label on several lines beside a row's figures (set level with its middle line, or its first): its other lines
   // hold cells in the first column only, closer to it than the rows are set apart.
   const merged: { segs: Segment[]; bands: Box[] }[] = [];
@@ -177,12 +202,19 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
   rows = ruledRows(merged, rules, region, lh).map((m) => m.segs);
   const cells: LayoutLine[][][] = rows.map(() => cols.map(() => []));
   const spans: TableSpan[] = [];
-  /** The columns a rule just under this cell covers (at least half of each), if it is the only cell of its row over it. */
+  /**
+   * The columns a rule just under this cell covers (at least half of each), if it is the only cell of its row over it.
+   */
   const underRule = (s: Segment, row: readonly Segment[]): [number, number] | null => {
     const bottom = s.band.y + s.band.height;
-    const rule = rules.find((r) => r.y >= bottom - 2 && r.y <= bottom + 0.8 * lh && r.x <= s.x0 + 0.5 * lh && r.x + r.width >= s.x1 - 0.5 * lh);
+    const rule = rules.find(
+      (r) =>
+        r.y >= bottom - 2 && r.y <= bottom + 0.8 * lh && r.x <= s.x0 + 0.5 * lh && r.x + r.width >= s.x1 - 0.5 * lh,
+    );
     if (!rule || row.some((o) => o !== s && o.x0 < rule.x + rule.width && rule.x < o.x1)) return null;
-    const covered = cols.map(([a, b], c) => [c, Math.min(b, rule.x + rule.width) - Math.max(a, rule.x) >= 0.5 * (b - a)] as const).filter(([, on]) => on);
+    const covered = cols
+      .map(([a, b], c) => [c, Math.min(b, rule.x + rule.width) - Math.max(a, rule.x) >= 0.5 * (b - a)] as const)
+      .filter(([, on]) => on);
     return covered.length ? [covered[0][0], covered[covered.length - 1][0]] : null;
   };
   rows.forEach((segs, r) => {
@@ -204,10 +236,17 @@ export function tableGrid(ink: InkMap, bandsIn: readonly Box[], lh: number, page
   for (const row of cells) for (const cell of row) cell.sort((a, b) => a.band.y - b.band.y || a.band.x - b.band.x);
   foldFormulaRows(cells, spans, lh, page, region);
   let headerRows = 1;
-  while (headerRows < rows.length - 1 && !cells[headerRows][0].length && cells[headerRows].some((c) => c.length)) headerRows++;
+  while (headerRows < rows.length - 1 && !cells[headerRows][0].length && cells[headerRows].some((c) => c.length))
+    headerRows++;
   // Where the first row heads the stub column too ("Source"), a row under it with an empty stub is a band within
   // the body, not more header.
-  return { rows: cells.length, cols: cols.length, cells, spans, headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows };
+  return {
+    rows: cells.length,
+    cols: cols.length,
+    cells,
+    spans,
+    headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows,
+  };
 }
 
 /** A table is ruled row by row when at least this many rules run across it between its lines. */
@@ -217,12 +256,25 @@ const RULED_ROWS = 2;
  * Rows of a table ruled row by row: the lines between two rules are one row, however many lines its cells hold (a
  * cell of two lines is one cell, not two rows with a hole in each).
  */
-function ruledRows<T extends { segs: Segment[]; bands: Box[] }>(rows: T[], rules: readonly Box[], region: Box, lh: number): T[] {
+function ruledRows<T extends { segs: Segment[]; bands: Box[] }>(
+  rows: T[],
+  rules: readonly Box[],
+  region: Box,
+  lh: number,
+): T[] {
   if (rows.length < 2) return rows;
   const top = rows[0].bands[0].y;
   const last = rows[rows.length - 1].bands;
   const bottom = last[last.length - 1].y + last[last.length - 1].height;
-  const across = rules.filter((r) => r.x <= region.x + 0.1 * region.width && r.x + r.width >= region.x + 0.9 * region.width && r.y > top && r.y < bottom).map((r) => r.y);
+  const across = rules
+    .filter(
+      (r) =>
+        r.x <= region.x + 0.1 * region.width &&
+        r.x + r.width >= region.x + 0.9 * region.width &&
+        r.y > top &&
+        r.y < bottom,
+    )
+    .map((r) => r.y);
   // Ruled row by row, not only under its header or round a band: a rule for about every row that starts a label.
   const left = Math.min(...rows.flatMap((r) => r.segs.map((s) => s.x0)));
   const labelled = rows.filter((r) => r.segs.some((s) => s.x0 <= left + lh)).length;

@@ -8,7 +8,16 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import * as z from 'zod';
 import { type BundleFile, checkFile } from './file.js';
-import { autoCandidates, checkDeviceAsked, type Device, type DeviceChoice, type DeviceChoiceMade, deviceUnavailable, isDeviceFailure, isGpu } from './device.js';
+import {
+  autoCandidates,
+  checkDeviceAsked,
+  type Device,
+  type DeviceChoice,
+  type DeviceChoiceMade,
+  deviceUnavailable,
+  isDeviceFailure,
+  isGpu,
+} from './device.js';
 import { PACKAGE_ROOT } from '../../package-root.js';
 import { EngineError } from '../errors.js';
 import { HeadSession } from './head-session.js';
@@ -46,9 +55,14 @@ export const BundleConfigSchema = z.object({
     widthMultiple: z.number().int().positive(),
     visualStride: z.number().int().positive(),
     maxWidth: z.number().int().positive(),
-    /** The widest piece of a line read in pieces (engine/vision/wide-crops.ts); a line wider than maxWidth is cut into these. */
+    /**
+     * The widest piece of a line read in pieces (engine/vision/wide-crops.ts); a line wider than maxWidth is cut into
+     * these.
+     */
     readWidth: z.number().int().positive().optional(),
-    /** A line whose CTC reading has more characters than this is read in pieces (the decoder's reach, from training). */
+    /**
+     * A line whose CTC reading has more characters than this is read in pieces (the decoder's reach, from training).
+     */
     readChars: z.number().int().positive().optional(),
     normalise: z.literal('minmax-ink-one'),
   }),
@@ -62,7 +76,13 @@ export const BundleConfigSchema = z.object({
      */
     charsPerFrame: z.number().positive().optional(),
   }),
-  heads: z.object({ lm: z.boolean(), ctc: z.boolean(), mtp: z.boolean(), pmtp: z.boolean().optional(), diffusion: z.boolean() }),
+  heads: z.object({
+    lm: z.boolean(),
+    ctc: z.boolean(),
+    mtp: z.boolean(),
+    pmtp: z.boolean().optional(),
+    diffusion: z.boolean(),
+  }),
   focalLayers: z.array(z.number().int()),
   files: z.object({
     vision: FileRef,
@@ -77,9 +97,12 @@ export const BundleConfigSchema = z.object({
    * vision outputs, and the decoder's outputs that carry its error, to these (the float graphs keep
    * golden.json's), and the greedy texts must match. The decoder stays float.
    */
-  int8: z.object({
-    tolerance: z.object({ vision: z.number().positive(), decoder: z.number().positive() }),
-  }).passthrough().optional(),
+  int8: z
+    .object({
+      tolerance: z.object({ vision: z.number().positive(), decoder: z.number().positive() }),
+    })
+    .passthrough()
+    .optional(),
   /** The MTP drafter head, when the bundle has one: how many depths it was trained for. */
   mtp: z.object({ depth: z.number().int().positive() }).passthrough().optional(),
   /** The P-MTP head (same contract as the MTP head, trained deeper with P-MTP's curriculum), when there is one. */
@@ -90,9 +113,18 @@ export const BundleConfigSchema = z.object({
    * break), a text position is line * lineStride + its index in the line, and the vision graph takes each crop's
    * line index as input `lines`.
    */
-  region: z.object({ maxLines: z.number().int().positive(), lineStride: z.number().int().positive() }).passthrough().optional(),
-  diffusion: z.object({ blockMin: z.number().int().positive(), blockMax: z.number().int().positive() }).passthrough().optional(),
-  /** The probe that says a line is in a script the model never learnt (engine/ctc/script-gate.ts), where the bundle has one. */
+  region: z
+    .object({ maxLines: z.number().int().positive(), lineStride: z.number().int().positive() })
+    .passthrough()
+    .optional(),
+  diffusion: z
+    .object({ blockMin: z.number().int().positive(), blockMax: z.number().int().positive() })
+    .passthrough()
+    .optional(),
+  /**
+   * The probe that says a line is in a script the model never learnt (engine/ctc/script-gate.ts), where the bundle has
+   * one.
+   */
   scriptGate: ScriptGateSchema.optional(),
   golden: z.string(),
   training: z.record(z.string(), z.unknown()).optional(),
@@ -106,7 +138,10 @@ export type { Device, DeviceChoice } from './device.js';
 export const HEAD_FILES = ['mtp', 'pmtp'] as const;
 export type DrafterHead = (typeof HEAD_FILES)[number];
 
-/** The float vision graph, or the int8 one (integer kernels: about twice its speed on CPU). The decoder is float in both. */
+/**
+ * The float vision graph, or the int8 one (integer kernels: about twice its speed on CPU). The decoder is float in
+ * both.
+ */
 export type Precision = 'fp32' | 'int8';
 export const PRECISIONS: readonly Precision[] = ['fp32', 'int8'];
 
@@ -115,7 +150,10 @@ export interface BundleOptions {
   device?: DeviceChoice;
   /** Default: int8 on CPU where the bundle has an int8 vision graph, fp32 otherwise (and always on a GPU). */
   precision?: Precision;
-  /** Intra-op threads for the decoder's CPU sessions (default: decoderThreads()); the vision worker takes half (visionThreads). */
+  /**
+   * Intra-op threads for the decoder's CPU sessions (default: decoderThreads()); the vision worker takes half
+   * (visionThreads).
+   */
   threads?: number;
 }
 
@@ -145,12 +183,30 @@ export function bundlePrecisions(config: BundleConfig): Precision[] {
 }
 
 /** The precision a bundle opens with when none is asked for, and a clear error for one it cannot give. */
-export function choosePrecision(config: BundleConfig, device: Device, asked?: Precision, where = 'the bundle'): Precision {
+export function choosePrecision(
+  config: BundleConfig,
+  device: Device,
+  asked?: Precision,
+  where = 'the bundle',
+): Precision {
   const hasInt8 = bundlePrecisions(config).includes('int8');
   if (asked === undefined) return device === 'cpu' && hasInt8 ? 'int8' : 'fp32';
-  if (!PRECISIONS.includes(asked)) throw new EngineError('INVALID_PRECISION', `precision must be one of ${PRECISIONS.join(', ')}, got "${String(asked)}"`);
-  if (asked === 'int8' && !hasInt8) throw new EngineError('INVALID_PRECISION', `${where} has no int8 vision graph (files.visionInt8 and int8 in its config.json); use precision fp32`);
-  if (asked === 'int8' && isGpu(device)) throw new EngineError('INVALID_PRECISION', `the int8 vision graph runs on CPU only (its integer kernels are CPU kernels); use precision fp32 with device ${device}`);
+  if (!PRECISIONS.includes(asked))
+    throw new EngineError(
+      'INVALID_PRECISION',
+      `precision must be one of ${PRECISIONS.join(', ')}, got "${String(asked)}"`,
+    );
+  if (asked === 'int8' && !hasInt8)
+    throw new EngineError(
+      'INVALID_PRECISION',
+      `${where} has no int8 vision graph (files.visionInt8 and int8 in its config.json); use precision fp32`,
+    );
+  if (asked === 'int8' && isGpu(device))
+    throw new EngineError(
+      'INVALID_PRECISION',
+      `the int8 vision graph runs on CPU only (its integer kernels are CPU ` +
+        `kernels); use precision fp32 with device ${device}`,
+    );
   return asked;
 }
 
@@ -165,7 +221,11 @@ export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new EngineError('BUNDLE_CORRUPT_FILE', `model bundle file is not valid JSON: ${path} (${(e as Error).message})`, path);
+    throw new EngineError(
+      'BUNDLE_CORRUPT_FILE',
+      `model bundle file is not valid JSON: ${path} (${(e as Error).message})`,
+      path,
+    );
   }
   const parsed = BundleConfigSchema.safeParse(raw);
   if (!parsed.success) {
@@ -174,10 +234,21 @@ export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
   }
   const c = parsed.data;
   if (c.vocab.length !== c.dims.vocabSize) {
-    throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: ${path}: vocab has ${c.vocab.length} entries, dims.vocabSize says ${c.dims.vocabSize}`, path);
+    throw new EngineError(
+      'BUNDLE_INVALID_CONFIG',
+      `model bundle config is invalid: ${path}: vocab has ${c.vocab.length} ` +
+        `entries, dims.vocabSize says ${c.dims.vocabSize}`,
+      path,
+    );
   }
   if (c.scriptGate && c.scriptGate.weights.length !== c.dims.vocabSize) {
-    throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: ${path}: scriptGate has ${c.scriptGate.weights.length} weights for a vocabulary of ${c.dims.vocabSize}`, path);
+    throw new EngineError(
+      'BUNDLE_INVALID_CONFIG',
+      `model bundle config is invalid: ${path}: scriptGate has ` +
+        `${c.scriptGate.weights.length} weights for a vocabulary of ` +
+        `${c.dims.vocabSize}`,
+      path,
+    );
   }
   return c;
 }
@@ -200,7 +271,8 @@ function sessionOptions(device: Device, threads: number): ort.InferenceSession.S
 
 function loadFailure(e: unknown, path: string, device: Device): EngineError {
   const msg = (e as Error).message;
-  if (isDeviceFailure(device, msg)) return deviceUnavailable(device, `onnxruntime could not open ${path} on it (${msg.trim()})`, path);
+  if (isDeviceFailure(device, msg))
+    return deviceUnavailable(device, `onnxruntime could not open ${path} on it (${msg.trim()})`, path);
   return new EngineError('BUNDLE_CORRUPT_FILE', `onnxruntime could not load ${path}: ${msg}`, path);
 }
 
@@ -227,7 +299,11 @@ const THREADS_PER_CORE = 4;
 export function checkThreads(threads: number, cores: number = availableParallelism()): void {
   const most = THREADS_PER_CORE * cores;
   if (!Number.isInteger(threads) || threads < 1 || threads > most) {
-    throw new EngineError('INVALID_OPTIONS', `threads must be a whole number from 1 to ${most} (${THREADS_PER_CORE} a core, ${cores} cores here), got ${threads}`);
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `threads must be a whole number from 1 to ${most} (${THREADS_PER_CORE} ` +
+        `a core, ${cores} cores here), got ${threads}`,
+    );
   }
 }
 
@@ -283,7 +359,12 @@ async function openBundle(dir: string, made: DeviceChoiceMade, opts: BundleOptio
   const config = readBundleConfig(dir);
   for (const head of HEAD_FILES) {
     if (config.heads[head] && !config.files[head]) {
-      throw new EngineError('BUNDLE_INVALID_CONFIG', `model bundle config is invalid: heads.${head} is set but files.${head} is missing (${join(dir, 'config.json')})`, join(dir, 'config.json'));
+      throw new EngineError(
+        'BUNDLE_INVALID_CONFIG',
+        `model bundle config is invalid: heads.${head} is set but files.${head}` +
+          ` is missing (${join(dir, 'config.json')})`,
+        join(dir, 'config.json'),
+      );
     }
   }
   const precision = choosePrecision(config, device, opts.precision, dir);
@@ -312,7 +393,10 @@ async function openBundle(dir: string, made: DeviceChoiceMade, opts: BundleOptio
     await checking;
   } catch (e) {
     await Promise.all([decoder?.release(), vision.release()]);
-    throw await checking.then(() => e, (refused: unknown) => refused);
+    throw await checking.then(
+      () => e,
+      (refused: unknown) => refused,
+    );
   }
   const tokenizer = new Tokenizer(config.vocab, config.specialIds, config.region ? config.specialIds.bos : undefined);
   const heads: Partial<Record<DrafterHead, HeadSession>> = {};

@@ -61,14 +61,18 @@ export interface VulkanDriver {
 /** The CPU Vulkan drivers: Mesa's lavapipe and Google's SwiftShader. */
 const SOFTWARE_LIBRARIES = /libvulkan_lvp|libvk_swiftshader/;
 
-/** The folders the Vulkan loader reads driver manifests from on Linux (its own search order), or the files it is told. */
+/**
+ * The folders the Vulkan loader reads driver manifests from on Linux (its own search order), or the files it is told.
+ */
 function manifestPaths(env: NodeJS.ProcessEnv): string[] {
   const told = env.VK_DRIVER_FILES ?? env.VK_ICD_FILENAMES;
   const listed = (v: string | undefined): string[] => (v ? v.split(':').filter(Boolean) : []);
   const expand = (p: string): string[] => {
     if (p.endsWith('.json')) return existsSync(p) ? [p] : [];
     try {
-      return readdirSync(p).filter((f) => f.endsWith('.json')).map((f) => join(p, f));
+      return readdirSync(p)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => join(p, f));
     } catch {
       return [];
     }
@@ -97,11 +101,23 @@ export function vulkanDrivers(env: NodeJS.ProcessEnv = process.env): VulkanDrive
 function gpuNodes(): string[] {
   const nodes: string[] = [];
   try {
-    nodes.push(...readdirSync('/dev').filter((f) => /^nvidia\d+$/.test(f)).map((f) => `/dev/${f}`));
-  } catch { /* no /dev listing: none */ }
+    nodes.push(
+      ...readdirSync('/dev')
+        .filter((f) => /^nvidia\d+$/.test(f))
+        .map((f) => `/dev/${f}`),
+    );
+  } catch {
+    /* no /dev listing: none */
+  }
   try {
-    nodes.push(...readdirSync('/dev/dri').filter((f) => f.startsWith('renderD')).map((f) => `/dev/dri/${f}`));
-  } catch { /* no DRM */ }
+    nodes.push(
+      ...readdirSync('/dev/dri')
+        .filter((f) => f.startsWith('renderD'))
+        .map((f) => `/dev/dri/${f}`),
+    );
+  } catch {
+    /* no DRM */
+  }
   return nodes;
 }
 
@@ -115,26 +131,41 @@ export function autoCandidates(env: NodeJS.ProcessEnv = process.env): DeviceChoi
   const nodes = gpuNodes();
   const hardware = vulkanDrivers(env).filter((d) => !d.software);
   if (nodes.length && hardware.length) {
-    out.push({ device: 'webgpu', reason: `auto: GPU ${nodes[0]} with the Vulkan driver ${basename(hardware[0].manifest)}` });
+    out.push({
+      device: 'webgpu',
+      reason: `auto: GPU ${nodes[0]} with the Vulkan driver ${basename(hardware[0].manifest)}`,
+    });
   }
-  if (nodes.length && cudaProviderPresent()) out.push({ device: 'cuda', reason: `auto: GPU ${nodes[0]} with onnxruntime's CUDA provider` });
-  const why = !nodes.length ? 'no GPU device node (/dev/nvidia*, /dev/dri/renderD*)' : 'no hardware Vulkan driver and no CUDA provider';
+  if (nodes.length && cudaProviderPresent())
+    out.push({ device: 'cuda', reason: `auto: GPU ${nodes[0]} with onnxruntime's CUDA provider` });
+  const why = !nodes.length
+    ? 'no GPU device node (/dev/nvidia*, /dev/dri/renderD*)'
+    : 'no hardware Vulkan driver and no CUDA provider';
   out.push({ device: 'cpu', reason: `auto: ${why}` });
   return out;
 }
 
 /** A device's absence as the engine's error, with what would make it present. */
 export function deviceUnavailable(device: Device, detail: string, file?: string): EngineError {
-  const fix = device === 'webgpu'
-    ? 'a Vulkan driver that offers an adapter (NVIDIA, AMD, Intel; Mesa 25\'s lavapipe for a software one; docs/gpu.md)'
-    : 'onnxruntime\'s CUDA provider (the CUDA image installs it)';
-  return new EngineError('DEVICE_UNAVAILABLE', `${device} was requested but is not available: ${detail}. It needs ${fix}, or use --device cpu`, file);
+  const fix =
+    device === 'webgpu'
+      ? "a Vulkan driver that offers an adapter (NVIDIA, AMD, Intel; Mesa 25's " +
+        'lavapipe for a software one; docs/gpu.md)'
+      : "onnxruntime's CUDA provider (the CUDA image installs it)";
+  return new EngineError(
+    'DEVICE_UNAVAILABLE',
+    `${device} was requested but is not available: ${detail}. It needs ${fix}, or use --device cpu`,
+    file,
+  );
 }
 
 /** The device a caller asked for before anything opens: CUDA without its provider fails here, by name. */
 export function checkDeviceAsked(device: Device): void {
   if (device === 'cuda' && !cudaProviderPresent()) {
-    throw deviceUnavailable('cuda', 'this onnxruntime-node install has no CUDA provider (it was installed with ONNXRUNTIME_NODE_INSTALL=skip)');
+    throw deviceUnavailable(
+      'cuda',
+      'this onnxruntime-node install has no CUDA provider (it was installed with ONNXRUNTIME_NODE_INSTALL=skip)',
+    );
   }
 }
 

@@ -31,7 +31,8 @@ export function checkFile(file: BundleFile): void {
   try {
     fd = openSync(file.path, 'r');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new EngineError('BUNDLE_MISSING_FILE', `model bundle file is missing: ${file.path}`, file.path);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new EngineError('BUNDLE_MISSING_FILE', `model bundle file is missing: ${file.path}`, file.path);
     throw e;
   }
   const digest = createHash('sha256');
@@ -42,6 +43,11 @@ export function checkFile(file: BundleFile): void {
   }
   const hash = digest.digest('hex');
   if (hash !== file.sha256) {
-    throw new EngineError('BUNDLE_CORRUPT_FILE', `model bundle file is corrupt (sha256 ${hash.slice(0, 12)}…, config.json records ${file.sha256.slice(0, 12)}…): ${file.path}`, file.path);
+    throw new EngineError(
+      'BUNDLE_CORRUPT_FILE',
+      `model bundle file is corrupt (sha256 ${hash.slice(0, 12)}…, ` +
+        `config.json records ${file.sha256.slice(0, 12)}…): ${file.path}`,
+      file.path,
+    );
   }
 }

@@ -28,7 +28,10 @@ interface Golden {
     inputs: { tokens: number[][]; positions: number[][]; cache: number; attn_bias: Packed };
     expected: Record<'logits' | 'hidden' | 'new_k' | 'new_v' | 'vis_attn', Packed>;
   };
-  /** The prefill again, each new token seeing a window of its own (vis_mask [B, T, V]: focal pruning's per-position mask). */
+  /**
+   * The prefill again, each new token seeing a window of its own (vis_mask [B, T, V]: focal pruning's per-position
+   * mask).
+   */
   windowed?: {
     inputs: { vis_mask: Packed };
     expected: Record<'logits' | 'vis_attn', Packed>;
@@ -83,7 +86,8 @@ function unpack(p: Packed): Float32Array {
 }
 
 function maxDiff(a: Float32Array, b: Float32Array, name: string, file: string): number {
-  if (a.length !== b.length) throw new EngineError('GOLDEN_MISMATCH', `${name}: ${a.length} values, golden has ${b.length}`, file);
+  if (a.length !== b.length)
+    throw new EngineError('GOLDEN_MISMATCH', `${name}: ${a.length} values, golden has ${b.length}`, file);
   let m = 0;
   for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
   return m;
@@ -106,7 +110,12 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const expect = (name: string, got: Float32Array, want: Float32Array, tol = g.tolerance): void => {
     const d = maxDiff(got, want, name, file);
     checks.push({ name, maxAbsDiff: d });
-    if (!(d <= tol)) throw new EngineError('GOLDEN_MISMATCH', `${name} differs from golden by ${d} (tolerance ${tol}) in ${file}`, file);
+    if (!(d <= tol))
+      throw new EngineError(
+        'GOLDEN_MISMATCH',
+        `${name} differs from golden by ${d} (tolerance ${tol}) in ${file}`,
+        file,
+      );
   };
 
   const px = g.vision.inputs.pixels;
@@ -132,15 +141,40 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   expect('vision.ctc_mean', joined(means), joined(wantMeans), int8 ? MEAN_TOLERANCE_INT8 : g.tolerance);
   expect('vision.vis_mask', vis.mask, wantMask, 0);
   const relSum = (got: number, want: number): number => Math.abs(got - want) / Math.max(1, Math.abs(want));
-  expect('vision.vis_k_sum', Float32Array.of(relSum(sum(vis.k), g.vision.expected.vis_k_sum)), Float32Array.of(0), sumTol);
-  expect('vision.vis_v_sum', Float32Array.of(relSum(sum(vis.v), g.vision.expected.vis_v_sum)), Float32Array.of(0), sumTol);
+  expect(
+    'vision.vis_k_sum',
+    Float32Array.of(relSum(sum(vis.k), g.vision.expected.vis_k_sum)),
+    Float32Array.of(0),
+    sumTol,
+  );
+  expect(
+    'vision.vis_v_sum',
+    Float32Array.of(relSum(sum(vis.v), g.vision.expected.vis_v_sum)),
+    Float32Array.of(0),
+    sumTol,
+  );
 
   const B = px.shape[0];
   const perToken = takesPositionMask(bundle.decoder);
   if (perToken !== Boolean(g.windowed)) {
-    throw new EngineError('GOLDEN_MISMATCH', perToken ? `the decoder takes a visual mask per new token but golden.json has no windowed case (training/position_mask.py --bundle) (${file})` : `golden.json has a windowed case but the decoder takes one visual mask per row (${file})`, file);
+    throw new EngineError(
+      'GOLDEN_MISMATCH',
+      perToken
+        ? `the decoder takes a visual mask per new token but golden.json has no ` +
+            `windowed case (training/position_mask.py --bundle) (${file})`
+        : `golden.json has a windowed case but the decoder takes one visual mask per row (${file})`,
+      file,
+    );
   }
-  const run = async (tokens: number[][], positions: number[][], cacheK: Float32Array, cacheV: Float32Array, c: number, bias: Packed, mask?: Packed) => {
+  const run = async (
+    tokens: number[][],
+    positions: number[][],
+    cacheK: Float32Array,
+    cacheV: Float32Array,
+    c: number,
+    bias: Packed,
+    mask?: Packed,
+  ) => {
     const t = tokens[0].length;
     const visDims = [L, B, H, vis.visual, dh];
     const session = bundle.decoder;
@@ -151,25 +185,48 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
       ...kvFeeds(session, 'cache_v', cacheV, [L, B, H, c, dh]),
       ...kvFeeds(session, 'vis_k', vis.k, visDims),
       ...kvFeeds(session, 'vis_v', vis.v, visDims),
-      vis_mask: mask ? new ort.Tensor('float32', unpack(mask), mask.shape) : new ort.Tensor('float32', vis.mask, perToken ? [B, 1, vis.visual] : [B, vis.visual]),
+      vis_mask: mask
+        ? new ort.Tensor('float32', unpack(mask), mask.shape)
+        : new ort.Tensor('float32', vis.mask, perToken ? [B, 1, vis.visual] : [B, vis.visual]),
       attn_bias: new ort.Tensor('float32', unpack(bias), bias.shape),
     });
   };
   const c = g.prefill.inputs.cache;
   const empty = new Float32Array(L * B * H * c * dh);
-  const pre = await run(g.prefill.inputs.tokens, g.prefill.inputs.positions, empty, empty, c, g.prefill.inputs.attn_bias);
+  const pre = await run(
+    g.prefill.inputs.tokens,
+    g.prefill.inputs.positions,
+    empty,
+    empty,
+    c,
+    g.prefill.inputs.attn_bias,
+  );
   for (const name of ['logits', 'hidden', 'new_k', 'new_v', 'vis_attn'] as const) {
     expect(`prefill.${name}`, pre[name].data as Float32Array, unpack(g.prefill.expected[name]), decoderTol);
   }
   if (g.windowed) {
-    const win = await run(g.prefill.inputs.tokens, g.prefill.inputs.positions, empty, empty, c, g.prefill.inputs.attn_bias, g.windowed.inputs.vis_mask);
-    for (const name of ['logits', 'vis_attn'] as const) expect(`windowed.${name}`, win[name].data as Float32Array, unpack(g.windowed.expected[name]), decoderTol);
+    const win = await run(
+      g.prefill.inputs.tokens,
+      g.prefill.inputs.positions,
+      empty,
+      empty,
+      c,
+      g.prefill.inputs.attn_bias,
+      g.windowed.inputs.vis_mask,
+    );
+    for (const name of ['logits', 'vis_attn'] as const)
+      expect(`windowed.${name}`, win[name].data as Float32Array, unpack(g.windowed.expected[name]), decoderTol);
   }
   // The engine's own cache writer puts the prefill's K/V into slots 0..T-1, as the golden step expects.
   const cache = new KvCache(L, H, dh, B, c);
   const t = g.prefill.inputs.tokens[0].length;
   const all = Array.from({ length: t }, (_, i) => i);
-  cache.commit(pre.new_k.data as Float32Array, pre.new_v.data as Float32Array, t, g.prefill.inputs.tokens.map(() => all));
+  cache.commit(
+    pre.new_k.data as Float32Array,
+    pre.new_v.data as Float32Array,
+    t,
+    g.prefill.inputs.tokens.map(() => all),
+  );
   const step = await run(g.step.inputs.tokens, g.step.inputs.positions, cache.k, cache.v, c, g.step.inputs.attn_bias);
   expect('step.logits', step.logits.data as Float32Array, unpack(g.step.expected.logits), decoderTol);
   expect('step.vis_attn', step.vis_attn.data as Float32Array, unpack(g.step.expected.vis_attn), decoderTol);
@@ -178,7 +235,12 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
     const golden = g[head];
     const session = await bundle[head]?.session();
     if (!golden && !session) continue;
-    if (!golden || !session) throw new EngineError('GOLDEN_MISMATCH', `the bundle has ${session ? `a ${head} head but no golden for it` : `a ${head} golden but no head`} (${file})`, file);
+    if (!golden || !session)
+      throw new EngineError(
+        'GOLDEN_MISMATCH',
+        `the bundle has ${session ? `a ${head} head but no golden for it` : `a ${head} golden but no head`} (${file})`,
+        file,
+      );
     const m = golden.inputs;
     const t = (p: Packed): ort.Tensor => new ort.Tensor('float32', unpack(p), p.shape);
     const out = await session.run({
@@ -197,7 +259,12 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const texts = greedy.ids.map((ids) => bundle.tokenizer.decode(ids));
   texts.forEach((text, i) => {
     if (text !== g.greedy.texts[i]) {
-      throw new EngineError('GOLDEN_MISMATCH', `greedy text of golden line ${i} is ${JSON.stringify(text)}, PyTorch gave ${JSON.stringify(g.greedy.texts[i])} (${file})`, file);
+      throw new EngineError(
+        'GOLDEN_MISMATCH',
+        `greedy text of golden line ${i} is ${JSON.stringify(text)}, PyTorch ` +
+          `gave ${JSON.stringify(g.greedy.texts[i])} (${file})`,
+        file,
+      );
     }
   });
   return { checks, texts };

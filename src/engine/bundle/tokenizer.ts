@@ -15,7 +15,11 @@ export class Tokenizer {
   private readonly firstChar: number;
 
   /** lineBreak: the id that separates a region's lines (region bundles: BOS), decoded as '\n'. */
-  constructor(vocab: readonly string[], special: SpecialIds, readonly lineBreak?: number) {
+  constructor(
+    vocab: readonly string[],
+    special: SpecialIds,
+    readonly lineBreak?: number,
+  ) {
     this.vocab = vocab;
     this.special = special;
     this.firstChar = Math.max(special.pad, special.bos, special.eos, special.mask, special.unk) + 1;

@@ -21,7 +21,8 @@ export function goldenCrops(bundle: Bundle): GrayCrop[] {
     const w = Math.min(width, g.vision.inputs.widths[b]);
     const crop = new Uint8Array(w * height);
     for (let y = 0; y < height; y++) {
-      for (let x = 0; x < w; x++) crop[y * w + x] = Math.round(255 * (1 - Math.min(1, Math.max(0, px[(b * height + y) * width + x]))));
+      for (let x = 0; x < w; x++)
+        crop[y * w + x] = Math.round(255 * (1 - Math.min(1, Math.max(0, px[(b * height + y) * width + x]))));
     }
     return { width: w, height, data: crop };
   });

@@ -21,7 +21,14 @@ export interface Glyph {
  * `scores`: the head's log-probabilities (raw logits would serve as well: every path crosses every frame once, so
  * the per-frame normaliser is common to all paths and cannot change which one is best).
  */
-export function forceAlign(scores: Float32Array, offset: number, frames: number, vocab: number, targets: readonly number[], blank: number): { first: number; last: number }[] | null {
+export function forceAlign(
+  scores: Float32Array,
+  offset: number,
+  frames: number,
+  vocab: number,
+  targets: readonly number[],
+  blank: number,
+): { first: number; last: number }[] | null {
   const L = targets.length;
   if (!L) return [];
   const S = 2 * L + 1;
@@ -79,7 +86,15 @@ export function framesOf(width: number, stride: number): number {
  * spell the text (they always can for text the model read from them; the length cap aside), the crop's width is
  * shared out evenly, so every character still has a place.
  */
-export function lineGlyphs(vis: VisualState, row: number, cropWidths: readonly number[], tokens: readonly number[], probs: readonly number[], tokenizer: Tokenizer, stride: number): Glyph[][] {
+export function lineGlyphs(
+  vis: VisualState,
+  row: number,
+  cropWidths: readonly number[],
+  tokens: readonly number[],
+  probs: readonly number[],
+  tokenizer: Tokenizer,
+  stride: number,
+): Glyph[][] {
   const vocab = vis.ctcLogProbs.length / (vis.batch * vis.visual);
   const blank = tokenizer.special.ctcBlank;
   const perCrop: { ids: number[]; probs: number[] }[] = cropWidths.map(() => ({ ids: [], probs: [] }));
@@ -96,7 +111,14 @@ export function lineGlyphs(vis: VisualState, row: number, cropWidths: readonly n
   let frameAt = 0;
   return perCrop.map(({ ids, probs: p }, j) => {
     const frames = Math.min(framesOf(cropWidths[j], stride), vis.visual - frameAt);
-    const spans = forceAlign(vis.ctcLogProbs, (row * vis.visual + frameAt) * vocab, Math.max(0, frames), vocab, ids, blank);
+    const spans = forceAlign(
+      vis.ctcLogProbs,
+      (row * vis.visual + frameAt) * vocab,
+      Math.max(0, frames),
+      vocab,
+      ids,
+      blank,
+    );
     frameAt += frames;
     return ids.map((id, k) => {
       const span = spans?.[k];

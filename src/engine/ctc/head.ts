@@ -60,7 +60,13 @@ export function ctcLogSoftmax(x: Float32Array, mask: Float32Array, batch: number
  * (frame) each character was emitted at, and the head's probability for it there (the CTC drafter's confidence in
  * each drafted character).
  */
-export function ctcGreedyFrames(logp: Float32Array, mask: Float32Array, batch: number, visual: number, blank: number): CtcReading[] {
+export function ctcGreedyFrames(
+  logp: Float32Array,
+  mask: Float32Array,
+  batch: number,
+  visual: number,
+  blank: number,
+): CtcReading[] {
   const vocab = logp.length / (batch * visual);
   const rows: CtcReading[] = [];
   for (let b = 0; b < batch; b++) {

@@ -48,7 +48,9 @@ function logAdd(a: number, b: number): number {
 const EMPTY = new Float64Array(0);
 
 export class CtcPrefixScorer {
-  /** The head's log-probabilities over the line's real frames, [frames, vocab]: a copy (the batch's arrays are reused). */
+  /**
+   * The head's log-probabilities over the line's real frames, [frames, vocab]: a copy (the batch's arrays are reused).
+   */
   private readonly logp: Float32Array;
   /** Scratch for a state being extended, [frames] each; the kept window is copied out. */
   private readonly rnAt: Float64Array;
@@ -58,7 +60,12 @@ export class CtcPrefixScorer {
    * `logProbs`: the CTC head's log-probabilities for one line, [at least frames, vocab] (the vision pass makes them
    * from its logits: ctc/head.ts).
    */
-  constructor(logProbs: Float32Array, readonly frames: number, readonly vocab: number, readonly blank: number) {
+  constructor(
+    logProbs: Float32Array,
+    readonly frames: number,
+    readonly vocab: number,
+    readonly blank: number,
+  ) {
     this.logp = logProbs.slice(0, frames * vocab);
     this.rnAt = new Float64Array(frames);
     this.rbAt = new Float64Array(frames);

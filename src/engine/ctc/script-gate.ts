@@ -9,14 +9,16 @@
 import * as z from 'zod';
 import type { VisualState } from '../vision/visual-state.js';
 
-export const ScriptGateSchema = z.object({
-  /** One weight per vocabulary entry, on log(mean CTC probability + floor); a positive score: not read. */
-  weights: z.array(z.number()),
-  bias: z.number(),
-  floor: z.number().positive(),
-  /** Lines with fewer real frames than this are too short to judge (a figure, a label): never gated. */
-  minFrames: z.number().int().nonnegative(),
-}).passthrough();
+export const ScriptGateSchema = z
+  .object({
+    /** One weight per vocabulary entry, on log(mean CTC probability + floor); a positive score: not read. */
+    weights: z.array(z.number()),
+    bias: z.number(),
+    floor: z.number().positive(),
+    /** Lines with fewer real frames than this are too short to judge (a figure, a label): never gated. */
+    minFrames: z.number().int().nonnegative(),
+  })
+  .passthrough();
 export type ScriptGate = z.infer<typeof ScriptGateSchema>;
 
 /**

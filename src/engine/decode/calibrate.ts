@@ -75,7 +75,11 @@ export function monotone(points: readonly CostPoint[]): CostPoint[] {
     const blocks: { sum: number; n: number }[] = [];
     for (const p of row) {
       blocks.push({ sum: p.ms, n: 1 });
-      while (blocks.length > 1 && blocks[blocks.length - 1].sum / blocks[blocks.length - 1].n < blocks[blocks.length - 2].sum / blocks[blocks.length - 2].n) {
+      while (
+        blocks.length > 1 &&
+        blocks[blocks.length - 1].sum / blocks[blocks.length - 1].n <
+          blocks[blocks.length - 2].sum / blocks[blocks.length - 2].n
+      ) {
         const last = blocks.pop() as { sum: number; n: number };
         blocks[blocks.length - 1].sum += last.sum;
         blocks[blocks.length - 1].n += last.n;

@@ -14,7 +14,11 @@ import * as z from 'zod';
 import type { Bundle } from '../bundle/bundle.js';
 import type { CostPoint } from '../strategies/draft-length.js';
 
-const Points = z.array(z.object({ batch: z.number().int().positive(), perRow: z.number().int().positive(), ms: z.number().nonnegative() })).min(1);
+const Points = z
+  .array(
+    z.object({ batch: z.number().int().positive(), perRow: z.number().int().positive(), ms: z.number().nonnegative() }),
+  )
+  .min(1);
 
 /** How calibrate.ts measures: a table measured another way is not read back. */
 const METHOD = 3;
@@ -24,7 +28,17 @@ function cachePath(bundle: Bundle): string | null {
   if (dir === 'off') return null;
   const cpu = cpus();
   const key = createHash('sha256')
-    .update(JSON.stringify([METHOD, bundle.config.files.decoder.sha256, bundle.device, cpu[0]?.model ?? '', cpu.length, bundle.threads, ort.env.versions.common]))
+    .update(
+      JSON.stringify([
+        METHOD,
+        bundle.config.files.decoder.sha256,
+        bundle.device,
+        cpu[0]?.model ?? '',
+        cpu.length,
+        bundle.threads,
+        ort.env.versions.common,
+      ]),
+    )
     .digest('hex')
     .slice(0, 24);
   return join(dir, `forward-costs-${key}.json`);

@@ -44,12 +44,18 @@ const causal = (_b: number, i: number, j: number): boolean => j <= i;
  * of the stacked buffer so nothing is copied (training/layer_inputs.py), or the stacked tensor for a graph exported
  * before that (which copies it whole on every forward).
  */
-export function kvFeeds(session: ort.InferenceSession, name: string, data: Float32Array, dims: readonly number[]): Record<string, ort.Tensor> {
+export function kvFeeds(
+  session: ort.InferenceSession,
+  name: string,
+  data: Float32Array,
+  dims: readonly number[],
+): Record<string, ort.Tensor> {
   if (!session.inputNames.includes(`${name}_0`)) return { [name]: new ort.Tensor('float32', data, [...dims]) };
   const [layers, ...rest] = dims;
   const per = rest.reduce((a, b) => a * b, 1);
   const feeds: Record<string, ort.Tensor> = {};
-  for (let l = 0; l < layers; l++) feeds[`${name}_${l}`] = new ort.Tensor('float32', data.subarray(l * per, (l + 1) * per), rest);
+  for (let l = 0; l < layers; l++)
+    feeds[`${name}_${l}`] = new ort.Tensor('float32', data.subarray(l * per, (l + 1) * per), rest);
   return feeds;
 }
 
@@ -69,7 +75,12 @@ export function takesPositionMask(session: ort.InferenceSession): boolean {
   return yes;
 }
 
-export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualState, input: StepInput): Promise<StepOutput> {
+export async function decoderStep(
+  bundle: Bundle,
+  cache: KvCache,
+  vis: VisualState,
+  input: StepInput,
+): Promise<StepOutput> {
   const b = cache.batch;
   const t = input.tokens[0].length;
   const c = cache.capacity;
@@ -94,16 +105,19 @@ export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualSta
   const fetches = ['logits', 'new_k', 'new_v'];
   if (input.fetch?.hidden ?? true) fetches.push('hidden');
   if (input.fetch?.visAttn ?? true) fetches.push('vis_attn');
-  const out = await session.run({
-    tokens: new ort.Tensor('int64', tokens, [b, t]),
-    positions: new ort.Tensor('int64', positions, [b, t]),
-    ...kvFeeds(session, 'cache_k', cache.k, cache.dims),
-    ...kvFeeds(session, 'cache_v', cache.v, cache.dims),
-    ...kvFeeds(session, 'vis_k', vis.k, visDims),
-    ...kvFeeds(session, 'vis_v', vis.v, visDims),
-    vis_mask: visMaskFeed(session, vis, input.visMask, t),
-    attn_bias: new ort.Tensor('float32', bias, [b, t, c + t]),
-  }, fetches);
+  const out = await session.run(
+    {
+      tokens: new ort.Tensor('int64', tokens, [b, t]),
+      positions: new ort.Tensor('int64', positions, [b, t]),
+      ...kvFeeds(session, 'cache_k', cache.k, cache.dims),
+      ...kvFeeds(session, 'cache_v', cache.v, cache.dims),
+      ...kvFeeds(session, 'vis_k', vis.k, visDims),
+      ...kvFeeds(session, 'vis_v', vis.v, visDims),
+      vis_mask: visMaskFeed(session, vis, input.visMask, t),
+      attn_bias: new ort.Tensor('float32', bias, [b, t, c + t]),
+    },
+    fetches,
+  );
   return {
     logits: out.logits.data as Float32Array,
     hidden: (out.hidden?.data as Float32Array | undefined) ?? new Float32Array(0),
@@ -115,11 +129,20 @@ export async function decoderStep(bundle: Bundle, cache: KvCache, vis: VisualSta
   };
 }
 
-/** The visual mask as the graph takes it: per row ([B, V]), or per new token ([B, 1, V] shared, [B, T, V] each its own). */
-function visMaskFeed(session: ort.InferenceSession, vis: VisualState, perToken: Float32Array | undefined, t: number): ort.Tensor {
+/**
+ * The visual mask as the graph takes it: per row ([B, V]), or per new token ([B, 1, V] shared, [B, T, V] each its own).
+ */
+function visMaskFeed(
+  session: ort.InferenceSession,
+  vis: VisualState,
+  perToken: Float32Array | undefined,
+  t: number,
+): ort.Tensor {
   if (!takesPositionMask(session)) {
     if (perToken) throw new Error('this decoder graph takes one visual mask per row, not per new token');
     return new ort.Tensor('float32', vis.mask, [vis.batch, vis.visual]);
   }
-  return perToken ? new ort.Tensor('float32', perToken, [vis.batch, t, vis.visual]) : new ort.Tensor('float32', vis.mask, [vis.batch, 1, vis.visual]);
+  return perToken
+    ? new ort.Tensor('float32', perToken, [vis.batch, t, vis.visual])
+    : new ort.Tensor('float32', vis.mask, [vis.batch, 1, vis.visual]);
 }

@@ -87,11 +87,15 @@ export class FloatPool {
       this.retained += whole.byteLength;
     }
     // Over the cap: the oldest buffers go back to the GC.
-    while (this.retained > this.maxBytes && this.free.length) this.retained -= (this.free.shift() as Float32Array).byteLength;
+    while (this.retained > this.maxBytes && this.free.length)
+      this.retained -= (this.free.shift() as Float32Array).byteLength;
   }
 }
 
-/** The class an array of `length` floats is allocated in: the next step of sqrt 2 (in whole KiB of floats) at or above it. */
+/**
+ * The class an array of `length` floats is allocated in: the next step of sqrt 2 (in whole KiB of floats) at or above
+ * it.
+ */
 export function sizeClass(length: number): number {
   if (length <= 1024) return 1024;
   const step = Math.ceil(2 * Math.log2(length / 1024));

@@ -33,7 +33,12 @@ export function realLength(vis: VisualState, r: number): number {
  * The next step's tokens from this step's attention: the strongest (up to a third of the budget) are fixations;
  * the rest goes to their neighbours, rightward first (the direction of reading), a little leftward, nearest first.
  */
-export function nextSelection(indices: readonly number[], mass: readonly number[], real: number, keep: number): number[] {
+export function nextSelection(
+  indices: readonly number[],
+  mass: readonly number[],
+  real: number,
+  keep: number,
+): number[] {
   const k = Math.min(real, Math.max(MIN_KEPT, Math.ceil(keep * real)));
   if (k >= real) return Array.from({ length: real }, (_, i) => i);
   const order = indices.map((_, i) => i).sort((a, b) => mass[b] - mass[a]);
@@ -41,7 +46,10 @@ export function nextSelection(indices: readonly number[], mass: readonly number[
   // Fixations: the strongest tokens, at most a third of the budget, and only those holding a real share of the
   // attention (a flat tail is not where the eye is).
   const top = mass[order[0]] ?? 0;
-  const fixations = order.slice(0, Math.max(1, Math.ceil(k / 3))).filter((i, n) => n === 0 || mass[i] >= 0.1 * top).map((i) => indices[i]);
+  const fixations = order
+    .slice(0, Math.max(1, Math.ceil(k / 3)))
+    .filter((i, n) => n === 0 || mass[i] >= 0.1 * top)
+    .map((i) => indices[i]);
   for (const f of fixations) chosen.add(f);
   for (let d = 1; chosen.size < k && d < real; d++) {
     for (const f of fixations) {
@@ -69,7 +77,14 @@ export function nextSelection(indices: readonly number[], mass: readonly number[
  * `columns`: each drafted token's column (the CTC drafter's); without them, the fixation shifted by `perChar`
  * columns per drafted depth.
  */
-export function draftSelection(focal: readonly number[], fixation: number, depthOf: readonly number[], columns: readonly number[] | undefined, real: number, perChar: number): number[] {
+export function draftSelection(
+  focal: readonly number[],
+  fixation: number,
+  depthOf: readonly number[],
+  columns: readonly number[] | undefined,
+  real: number,
+  perChar: number,
+): number[] {
   if (!depthOf.length) return [...focal];
   const chosen = new Set(focal);
   const reach = Math.max(2, Math.ceil(perChar));
@@ -89,7 +104,14 @@ export function draftSelection(focal: readonly number[], fixation: number, depth
  * frame for each drafted token; without them, `perChar` columns per draft depth). Index 0 is the fed token, 1 + j
  * drafted token j, as the row's forward lays them out. Columns past the line's ends are pulled in to its edge.
  */
-export function positionWindows(focal: readonly number[], fixation: number, depthOf: readonly number[], columns: readonly number[] | undefined, real: number, perChar: number): number[][] {
+export function positionWindows(
+  focal: readonly number[],
+  fixation: number,
+  depthOf: readonly number[],
+  columns: readonly number[] | undefined,
+  real: number,
+  perChar: number,
+): number[][] {
   const out: number[][] = [[...focal]];
   depthOf.forEach((depth, j) => {
     const shift = Math.round(columns?.[j] ?? fixation + depth * perChar) - fixation;
@@ -112,7 +134,12 @@ export function unionOf(windows: readonly (readonly number[])[]): number[] {
  * gathered slots of its own window (`windows[r][i]`; a row without windows, or a slot past its draft (padding, a
  * diffusion block), sees every slot its row gathered).
  */
-export function positionMask(gathered: VisualState, cols: readonly (readonly number[])[], windows: readonly (readonly (readonly number[])[] | null)[], t: number): Float32Array {
+export function positionMask(
+  gathered: VisualState,
+  cols: readonly (readonly number[])[],
+  windows: readonly (readonly (readonly number[])[] | null)[],
+  t: number,
+): Float32Array {
   const width = gathered.visual;
   const mask = new Float32Array(gathered.batch * t * width);
   for (let r = 0; r < gathered.batch; r++) {
@@ -138,7 +165,14 @@ export function positionMask(gathered: VisualState, cols: readonly (readonly num
  * A visual state holding only each row's selected columns (null = all its real tokens), padded to the longest
  * selection with masked slots; `cols[r][j]` says which original column slot j of row r is.
  */
-export function gatherVisual(vis: VisualState, selections: readonly (number[] | null)[], layers: number, heads: number, headDim: number, pool?: FloatPool): { state: VisualState; cols: number[][] } {
+export function gatherVisual(
+  vis: VisualState,
+  selections: readonly (number[] | null)[],
+  layers: number,
+  heads: number,
+  headDim: number,
+  pool?: FloatPool,
+): { state: VisualState; cols: number[][] } {
   const cols = selections.map((s, r) => s ?? Array.from({ length: realLength(vis, r) }, (_, i) => i));
   const width = Math.max(1, ...cols.map((c) => c.length));
   const b = vis.batch;

@@ -25,11 +25,18 @@ export function visualLengths(vis: VisualState): number[] {
 }
 
 /** lines: how many lines each row holds (a region bundle's gathered regions; default 1). */
-export async function decodeGreedy(bundle: Bundle, visual: VisualState, onToken?: (row: number, id: number) => void, lines?: readonly number[]): Promise<GreedyResult> {
+export async function decodeGreedy(
+  bundle: Bundle,
+  visual: VisualState,
+  onToken?: (row: number, id: number) => void,
+  lines?: readonly number[],
+): Promise<GreedyResult> {
   const { nLayers, nHeads, headDim } = bundle.config.dims;
   const { bos, eos } = bundle.config.specialIds;
   const perFrame = bundle.config.decoding.charsPerFrame ?? 1;
-  const limit = visualLengths(visual).map((n, r) => Math.min(bundle.config.decoding.maxNewTokens, Math.ceil(perFrame * n) + 4 * (lines?.[r] ?? 1)));
+  const limit = visualLengths(visual).map((n, r) =>
+    Math.min(bundle.config.decoding.maxNewTokens, Math.ceil(perFrame * n) + 4 * (lines?.[r] ?? 1)),
+  );
   const rule = positionRule(bundle);
   const pos = limit.map(() => 0); // per original row: the position of the token it feeds next
   const started = performance.now();
@@ -46,10 +53,18 @@ export async function decodeGreedy(bundle: Bundle, visual: VisualState, onToken?
       positions: rows.map((row) => [pos[row]]),
     });
     forwards++;
-    cache.commit(out.newK, out.newV, 1, rows.map(() => [0]));
+    cache.commit(
+      out.newK,
+      out.newV,
+      1,
+      rows.map(() => [0]),
+    );
     last = rows.map((row, a) => {
       if (finished.has(row)) return eos;
-      const logits = withForbidden(out.logits.subarray(a * out.t * out.vocab, (a * out.t + 1) * out.vocab), rule.forbidden(pos[row], lines?.[row] ?? 1));
+      const logits = withForbidden(
+        out.logits.subarray(a * out.t * out.vocab, (a * out.t + 1) * out.vocab),
+        rule.forbidden(pos[row], lines?.[row] ?? 1),
+      );
       let next = 0;
       for (let c = 1; c < out.vocab; c++) if (logits[c] > logits[next]) next = c;
       pos[row] = rule.next(pos[row], next);

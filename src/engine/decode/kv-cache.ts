@@ -40,7 +40,10 @@ export class KvCache {
     const need = Math.max(...this.lengths) + extra;
     if (need <= this.capacity) return;
     const cap = Math.ceil(need / CHUNK) * CHUNK;
-    this.relayout(Array.from({ length: this.batch }, (_, i) => i), cap);
+    this.relayout(
+      Array.from({ length: this.batch }, (_, i) => i),
+      cap,
+    );
   }
 
   /**
@@ -56,10 +59,10 @@ export class KvCache {
         if (!pick.length) continue;
         const len = this.lengths[b];
         for (let h = 0; h < heads; h++) {
-          const src = (((l * batch + b) * heads + h) * t) * dh;
+          const src = ((l * batch + b) * heads + h) * t * dh;
           const dst = (((l * batch + b) * heads + h) * this.capacity + len) * dh;
           // One copy per run of consecutive positions: a chain's accepted prefix is a single run.
-          for (let i = 0; i < pick.length; ) {
+          for (let i = 0; i < pick.length;) {
             let j = i + 1;
             while (j < pick.length && pick[j] === pick[j - 1] + 1) j++;
             const s = src + pick[i] * dh;
@@ -80,7 +83,10 @@ export class KvCache {
 
   /** Add n empty rows at the end (sequences joining the batch). */
   addRows(n: number): void {
-    this.relayout([...Array.from({ length: this.batch }, (_, i) => i), ...Array.from({ length: n }, () => -1)], this.capacity);
+    this.relayout(
+      [...Array.from({ length: this.batch }, (_, i) => i), ...Array.from({ length: n }, () => -1)],
+      this.capacity,
+    );
   }
 
   /** Not zeroed from the pool: a row's slots past its length are masked out of attention (attn_bias), never read. */

@@ -92,7 +92,9 @@ export class SpecMetrics {
       draftMs: this.draftMs,
       visionMs: [...this.visionPasses.values()].reduce((a, b) => a + b, 0),
       // Line-steps without pruning attended to everything.
-      visualTokenRatio: this.sequenceForwards ? (this.visualSum + Math.max(0, this.sequenceForwards - this.visualSteps)) / this.sequenceForwards : 1,
+      visualTokenRatio: this.sequenceForwards
+        ? (this.visualSum + Math.max(0, this.sequenceForwards - this.visualSteps)) / this.sequenceForwards
+        : 1,
     };
   }
 }

@@ -28,7 +28,8 @@ export function withForbidden(logits: Float32Array, token: number): Float32Array
 export function positionRule(bundle: Bundle): PositionRule {
   const { maxText } = bundle.config.dims;
   const region = bundle.config.region;
-  if (!region) return { next: (prev) => prev + 1, block: (base, k) => Math.min(maxText - 1, base + 1 + k), forbidden: () => -1 };
+  if (!region)
+    return { next: (prev) => prev + 1, block: (base, k) => Math.min(maxText - 1, base + 1 + k), forbidden: () => -1 };
   const S = region.lineStride;
   const { bos, eos } = bundle.config.specialIds;
   const start = (p: number): number => Math.floor(p / S) * S;

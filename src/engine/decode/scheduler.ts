@@ -105,7 +105,10 @@ export class Scheduler {
   /** The space's token: evidence is weighed without spaces (ctc/score.ts). */
   private readonly space: number;
 
-  constructor(private readonly bundle: Bundle, readonly opts: SchedulerOptions) {
+  constructor(
+    private readonly bundle: Bundle,
+    readonly opts: SchedulerOptions,
+  ) {
     this.space = bundle.tokenizer.encode(' ')[0];
     this.positions = positionRule(bundle);
     this.pool = new FloatPool(poolBytes(bundle, opts.maxBatch));
@@ -121,7 +124,10 @@ export class Scheduler {
   get load(): { queued: number; active: number } {
     // Lines in a vision pass, or landed and waiting to join, count as active unless cancelled: those leave when
     // they join.
-    const passing = [this.vision, this.landed].reduce((n, pass) => n + (pass?.group.filter((p) => !p.task.signal?.aborted).length ?? 0), 0);
+    const passing = [this.vision, this.landed].reduce(
+      (n, pass) => n + (pass?.group.filter((p) => !p.task.signal?.aborted).length ?? 0),
+      0,
+    );
     return { queued: this.queue.length, active: this.live + passing };
   }
 
@@ -140,10 +146,17 @@ export class Scheduler {
     const region = this.bundle.config.region;
     if (task.crops.length === 0) throw new EngineError('INVALID_CROP', 'a read needs at least one line crop');
     if (task.crops.length > 1 && !region) {
-      throw new EngineError('REGIONS_UNSUPPORTED', `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`);
+      throw new EngineError(
+        'REGIONS_UNSUPPORTED',
+        `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`,
+      );
     }
     if (region && task.crops.length > region.maxLines) {
-      throw new EngineError('INVALID_CROP', `a region holds at most ${region.maxLines} lines in bundle ${this.bundle.config.name}, got ${task.crops.length}`);
+      throw new EngineError(
+        'INVALID_CROP',
+        `a region holds at most ${region.maxLines} lines in bundle ` +
+          `${this.bundle.config.name}, got ${task.crops.length}`,
+      );
     }
     for (const crop of task.crops) checkCrop(crop, { height, widthMultiple, maxWidth });
     return new Promise((resolve, reject) => {
@@ -252,7 +265,9 @@ export class Scheduler {
     this.compact(true);
   }
 
-  /** Keep each crop's row of a vision pass run outside the scheduler, for when the crop is read (null: not this row). */
+  /**
+   * Keep each crop's row of a vision pass run outside the scheduler, for when the crop is read (null: not this row).
+   */
   remember(crops: readonly (GrayCrop | null)[], state: VisualState): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     crops.forEach((crop, r) => crop && this.seen.set(crop, keepVisualRows(state, [r], nLayers, nHeads, headDim)));
@@ -273,7 +288,12 @@ export class Scheduler {
     });
     if (!this.queue.length) return;
     // Half a batch a pass: as fast as whole batches, with less memory at its peak.
-    this.vision = startVisionPass(this.bundle, this.queue.splice(0, Math.max(1, Math.ceil(this.opts.maxBatch / 2))), this.seen, this.pool);
+    this.vision = startVisionPass(
+      this.bundle,
+      this.queue.splice(0, Math.max(1, Math.ceil(this.opts.maxBatch / 2))),
+      this.seen,
+      this.pool,
+    );
   }
 
   /**
@@ -319,15 +339,32 @@ export class Scheduler {
     }
     const { group, chunks, ms, ctc, ctcFrames, ctcProbs } = pass;
     const { bos } = this.bundle.config.specialIds;
-    const real = chunks.flatMap((c) => Array.from({ length: c.batch }, (_, r) => {
-      let n = 0;
-      for (let t = 0; t < c.visual; t++) n += c.mask[r * c.visual + t];
-      return n;
-    }));
+    const real = chunks.flatMap((c) =>
+      Array.from({ length: c.batch }, (_, r) => {
+        let n = 0;
+        for (let t = 0; t < c.visual; t++) n += c.mask[r * c.visual + t];
+        return n;
+      }),
+    );
     const maxNew = this.bundle.config.decoding.maxNewTokens;
     this.nextGroup++;
     // No line holds more characters than visual tokens, nor many more than the CTC head read (tokenLimit).
-    const seqs = group.map((p, r) => new Sequence(this.nextId++, p, ctc[r], ctcFrames[r] ?? [], ctcProbs[r] ?? [], bos, tokenLimit(maxNew, real[r], p.task.crops.length, ctc[r].length, this.bundle.config.decoding.charsPerFrame), this.nextGroup, ms, real[r], this.policyFor(p.task)));
+    const seqs = group.map(
+      (p, r) =>
+        new Sequence(
+          this.nextId++,
+          p,
+          ctc[r],
+          ctcFrames[r] ?? [],
+          ctcProbs[r] ?? [],
+          bos,
+          tokenLimit(maxNew, real[r], p.task.crops.length, ctc[r].length, this.bundle.config.decoding.charsPerFrame),
+          this.nextGroup,
+          ms,
+          real[r],
+          this.policyFor(p.task),
+        ),
+    );
     // The chunks join the running batch in one copy.
     const joining = Boolean(this.cache && this.vis && this.seqs.length);
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;
@@ -357,9 +394,28 @@ export class Scheduler {
     const rows = pass.chunks.flatMap((c) => Array.from({ length: c.batch }, (_, row) => ({ state: c, row })));
     pass.group.forEach((p, r) => {
       if (!long[r]) return;
-      // Read in pieces, the line is never whole again: evidence offered for it is weighed here, against its CTC reading.
-      const fit = p.task.evidence && p.task.crops.length === 1 ? evidenceFit(rows[r].state, rows[r].row, pass.ctc[r], p.task.evidence, this.bundle.config.specialIds.ctcBlank, this.space) : undefined;
-      p.resolve({ ids: [], ctc: pass.ctc[r], confidence: 0, tooLong: true, ...(fit ? { fit } : {}), visionGroup: 0, visionMs: pass.ms });
+      // Read in pieces, the line is never whole again: evidence offered for it is weighed here, against its CTC
+      // reading.
+      const fit =
+        p.task.evidence && p.task.crops.length === 1
+          ? evidenceFit(
+              rows[r].state,
+              rows[r].row,
+              pass.ctc[r],
+              p.task.evidence,
+              this.bundle.config.specialIds.ctcBlank,
+              this.space,
+            )
+          : undefined;
+      p.resolve({
+        ids: [],
+        ctc: pass.ctc[r],
+        confidence: 0,
+        tooLong: true,
+        ...(fit ? { fit } : {}),
+        visionGroup: 0,
+        visionMs: pass.ms,
+      });
     });
     return partitionPass(pass, (m) => !long[m], this.bundle.config.dims, this.pool, false)[0];
   }
@@ -372,18 +428,36 @@ export class Scheduler {
   private withoutUnread(pass: VisionPass, visionGroup: number): VisionPass {
     if (!pass.group.some((p) => p.task.unreadGate)) return pass;
     const rows = pass.chunks.flatMap((c) => Array.from({ length: c.batch }, (_, row) => ({ state: c, row })));
-    const unread = pass.group.map((p, r) => p.task.unreadGate !== undefined && p.task.crops.length === 1 && unreadScore(p.task.unreadGate, rows[r].state, rows[r].row) > 0);
+    const unread = pass.group.map(
+      (p, r) =>
+        p.task.unreadGate !== undefined &&
+        p.task.crops.length === 1 &&
+        unreadScore(p.task.unreadGate, rows[r].state, rows[r].row) > 0,
+    );
     if (!unread.includes(true)) return pass;
     pass.group.forEach((p, r) => {
       if (!unread[r]) return;
       const probs = pass.ctcProbs[r] ?? [];
       const { state, row } = rows[r];
       const glyphs = p.task.align
-        ? lineGlyphs(state, row, p.task.crops.map((c) => c.width), pass.ctc[r], probs, this.bundle.tokenizer, this.bundle.config.image.visualStride)
+        ? lineGlyphs(
+            state,
+            row,
+            p.task.crops.map((c) => c.width),
+            pass.ctc[r],
+            probs,
+            this.bundle.tokenizer,
+            this.bundle.config.image.visualStride,
+          )
         : undefined;
       // Streamed as one batch of tokens, so a line's streamed tokens still spell its text.
       try {
-        if (pass.ctc[r].length) p.task.onTokens?.(pass.ctc[r], pass.ctc[r].map(() => false), 0);
+        if (pass.ctc[r].length)
+          p.task.onTokens?.(
+            pass.ctc[r],
+            pass.ctc[r].map(() => false),
+            0,
+          );
       } catch (e) {
         p.reject(e); // a caller's callback that throws ends its own line
         return;
@@ -439,7 +513,10 @@ export class Scheduler {
     this.seqs = keep.map((i) => this.seqs[i]);
   }
 
-  /** Reject the lines in the batch and start clean (their buffers are left to the GC: a forward may have failed mid-use). */
+  /**
+   * Reject the lines in the batch and start clean (their buffers are left to the GC: a forward may have failed
+   * mid-use).
+   */
   private failBatch(e: unknown): void {
     for (const s of this.seqs) if (!s.done) s.p.reject(e);
     this.seqs = [];
@@ -465,11 +542,31 @@ export class Scheduler {
     const { task } = s.p;
     // The batch's visual state still holds this row (finished rows leave it only at the next compaction).
     const row = this.seqs.indexOf(s);
-    const glyphs = task.align && this.vis && row >= 0
-      ? lineGlyphs(this.vis, row, task.crops.map((c) => c.width), s.tokens, s.probs, this.bundle.tokenizer, this.bundle.config.image.visualStride)
-      : undefined;
-    const fit = task.evidence && this.vis && row >= 0 && task.crops.length === 1 ? evidenceFit(this.vis, row, s.tokens, task.evidence, this.bundle.config.specialIds.ctcBlank, this.space) : undefined;
-    s.p.resolve({ ids: s.tokens, ctc: s.ctc, confidence: s.tokens.length ? s.probSum / s.tokens.length : 0, ...(glyphs ? { glyphs } : {}), ...(fit ? { fit } : {}), visionGroup: s.visionGroup, visionMs: s.visionMs });
+    const glyphs =
+      task.align && this.vis && row >= 0
+        ? lineGlyphs(
+            this.vis,
+            row,
+            task.crops.map((c) => c.width),
+            s.tokens,
+            s.probs,
+            this.bundle.tokenizer,
+            this.bundle.config.image.visualStride,
+          )
+        : undefined;
+    const fit =
+      task.evidence && this.vis && row >= 0 && task.crops.length === 1
+        ? evidenceFit(this.vis, row, s.tokens, task.evidence, this.bundle.config.specialIds.ctcBlank, this.space)
+        : undefined;
+    s.p.resolve({
+      ids: s.tokens,
+      ctc: s.ctc,
+      confidence: s.tokens.length ? s.probSum / s.tokens.length : 0,
+      ...(glyphs ? { glyphs } : {}),
+      ...(fit ? { fit } : {}),
+      visionGroup: s.visionGroup,
+      visionMs: s.visionMs,
+    });
   }
 
   /** One decoder step, stage by stage (step/record.ts says what each stage hands on). */
@@ -498,7 +595,8 @@ export class Scheduler {
     verify(ctx, rec);
     emit(rec, (s, e) => this.finish(s, e), this.observers);
     this.compact(false);
-    const overhead = Math.max(0, performance.now() - rec.startedAt - rec.draftMs - rec.forwardMs) / Math.max(1, rec.live);
+    const overhead =
+      Math.max(0, performance.now() - rec.startedAt - rec.draftMs - rec.forwardMs) / Math.max(1, rec.live);
     this.overheadPerRow = this.overheadPerRow === 0 ? overhead : 0.9 * this.overheadPerRow + 0.1 * overhead;
   }
 }

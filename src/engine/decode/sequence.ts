@@ -39,7 +39,6 @@ export interface LineTask {
   evidence?: readonly number[];
 }
 
-
 export interface LineOutput {
   ids: number[];
   ctc: number[];
@@ -73,7 +72,13 @@ const RUNAWAY_SLACK = 16;
  * plus line breaks), and the runaway bound (for text only: a bundle that spells several characters a frame has a
  * CTC reading shorter than any reading, LaTeX's control words being longer than the frames they cover).
  */
-export function tokenLimit(maxNew: number, visual: number, crops: number, ctcLength: number, charsPerFrame = 1): number {
+export function tokenLimit(
+  maxNew: number,
+  visual: number,
+  crops: number,
+  ctcLength: number,
+  charsPerFrame = 1,
+): number {
   const runaway = charsPerFrame > 1 ? Infinity : RUNAWAY_SLACK + Math.ceil(RUNAWAY_RATIO * ctcLength);
   return Math.min(maxNew, Math.ceil(charsPerFrame * visual) + 4 * crops, runaway);
 }
@@ -93,7 +98,9 @@ export class Sequence implements SequenceView {
   /** The probability the model gave each committed token, in order. */
   readonly probs: number[] = [];
   budget = 0;
-  /** The drafter's confidence in each token it may draft this step, when it gives one (the draft length learns from it). */
+  /**
+   * The drafter's confidence in each token it may draft this step, when it gives one (the draft length learns from it).
+   */
   draftConfidence: number[] | undefined = undefined;
   done = false;
   /** Focal pruning: the visual columns the next step attends to (null: all of them), and when it last saw all. */
@@ -146,6 +153,11 @@ export class Sequence implements SequenceView {
     const per = heads * state.visual * headDim;
     // [L, B, H, V, dh]: one row of one layer is contiguous.
     const off = ((layers - 1) * state.batch + this.row) * per;
-    return { k: state.k.subarray(off, off + per), v: state.v.subarray(off, off + per), mask: state.mask.subarray(this.row * state.visual, (this.row + 1) * state.visual), visual: state.visual };
+    return {
+      k: state.k.subarray(off, off + per),
+      v: state.v.subarray(off, off + per),
+      mask: state.mask.subarray(this.row * state.visual, (this.row + 1) * state.visual),
+      visual: state.visual,
+    };
   }
 }

@@ -3,10 +3,10 @@
  * given the ones before it were; per draft position, or per band of the drafter's own confidence in token j) and
  * the measured cost of a forward carrying T tokens per row at this batch size, choose the forward's width T
  * maximising, over its rows r, each drafting k_r = as deep as T holds,
- *   sum_r E[tokens committed by r] / relative cost = sum_r (1 + sum_{i<=k_r} prod_{j<=i} c_rj) / ((cost(B, T) + o + sum_r k_r d_r) / (cost(B, 1) + o)),
- * where o is what a step costs besides its forward and d_r what drafting one more token costs row r's drafter (a
- * model-backed head runs once per draft depth; both measured as the scheduler runs), and draft nothing where no
- * width beats plain decoding (large batches, poor drafts, a drafter dearer than what it saves).
+ * sum_r E[tokens committed by r] / relative cost = sum_r (1 + sum_{i<=k_r} prod_{j<=i} c_rj) / ((cost(B, T) + o + sum_r
+ * k_r d_r) / (cost(B, 1) + o)), where o is what a step costs besides its forward and d_r what drafting one more token
+ * costs row r's drafter (a model-backed head runs once per draft depth; both measured as the scheduler runs), and draft
+ * nothing where no width beats plain decoding (large batches, poor drafts, a drafter dearer than what it saves).
  */
 export type DraftLengthSetting = number | 'auto';
 
@@ -55,8 +55,11 @@ export class CostTable {
   relative(batch: number, perRow: number, overheadMs = 0, draftMs = 0): number {
     const { rel } = this;
     for (let i = 0; i < this.batches.length; i++) {
-      const scale = this.batches[i] / Math.max(1, batch); // the overhead measured at `batch` rows, as it would be at b rows
-      rel[i] = (interp(this.xs[i], this.ys[i], perRow) + (overheadMs + draftMs) * scale) / (this.atOne[i] + overheadMs * scale);
+      // the overhead measured at `batch` rows, as it would be at b rows
+      const scale = this.batches[i] / Math.max(1, batch);
+      rel[i] =
+        (interp(this.xs[i], this.ys[i], perRow) + (overheadMs + draftMs) * scale) /
+        (this.atOne[i] + overheadMs * scale);
     }
     const b = Math.min(Math.max(batch, this.batches[0]), this.batches[this.batches.length - 1]);
     return interp(this.logBatches, rel, Math.log(b));
@@ -95,7 +98,13 @@ export interface RowOutlook {
  * counting from `floor` (the width rows of a fixed draft length already give it). A longer width must beat the
  * best so far by 2%: no drafting pays only where it clearly does.
  */
-export function planDepths(rows: readonly RowOutlook[], batch: number, costs: CostTable, overheadMs = 0, floor = 1): number[] {
+export function planDepths(
+  rows: readonly RowOutlook[],
+  batch: number,
+  costs: CostTable,
+  overheadMs = 0,
+  floor = 1,
+): number[] {
   // Per row, E[tokens committed] with a draft of k: 1 (the bonus) + sum over i <= k of P(first i all kept).
   const expected = rows.map((r) => {
     const e = [1];
@@ -173,7 +182,12 @@ export class DraftLengthPolicy {
    * What a row of this request can draft this step, up to `most` tokens: from the drafter's confidence in each
    * token where it has one (`confidence`, one per token it would draft), else from the positions' rates.
    */
-  outlook(most: number, confidence: readonly number[] | undefined, width: (k: number) => number, draftMsPerToken: number): RowOutlook {
+  outlook(
+    most: number,
+    confidence: readonly number[] | undefined,
+    width: (k: number) => number,
+    draftMsPerToken: number,
+  ): RowOutlook {
     const n = Math.min(most, confidence ? confidence.length : MAX_DRAFT_LENGTH, MAX_DRAFT_LENGTH);
     const accept = new Float64Array(Math.max(0, n));
     for (let j = 0; j < n; j++) accept[j] = confidence ? this.rateFor(confidence[j]) : this.rate(j);

@@ -7,7 +7,15 @@ import * as z from 'zod';
 import type { BundleConfig } from '../bundle/bundle.js';
 import { MAX_DRAFT_LENGTH, type DraftLengthSetting } from './draft-length.js';
 import { EngineError } from '../errors.js';
-import { drafterSpec, drafterSpecs, type Knob, parameterGroups, registryVersion, verifierSpec, verifierSpecs } from './registry.js';
+import {
+  drafterSpec,
+  drafterSpecs,
+  type Knob,
+  parameterGroups,
+  registryVersion,
+  verifierSpec,
+  verifierSpecs,
+} from './registry.js';
 
 /** Longest reference text a request may send for the reference drafter (a PDF's text layer is cut to it). */
 export const MAX_REFERENCE_CHARS = 2_000_000;
@@ -21,7 +29,7 @@ export const VISUAL_KEEP: Knob = {
   max: 1,
   default: 1,
   flag: 'visual-keep',
-  description: 'Share of each line\'s visual tokens a decoder step attends to (1: all, no pruning). Lossy below 1.',
+  description: "Share of each line's visual tokens a decoder step attends to (1: all, no pruning). Lossy below 1.",
 };
 /** Tokens per draft (`decoding.draftLength`); absent or "auto": chosen per step from the measured cost of a forward. */
 export const DRAFT_LENGTH: Knob = {
@@ -97,15 +105,30 @@ let schema: { version: number; zod: z.ZodType<Record<string, unknown>> } | null 
 /** The request's shape, built from the registry (rebuilt if a strategy was registered since). */
 function optionsSchema(): z.ZodType<Record<string, unknown>> {
   if (schema?.version === registryVersion()) return schema.zod;
-  const groups = Object.fromEntries(parameterGroups().map((g) => [g.name, z.object(Object.fromEntries(Object.entries(g.params).map(([k, knob]) => [k, knobSchema(knob)]))).strict().prefault({})]));
-  const zod = z.object({
-    drafter: z.string().optional(),
-    verifier: z.string().optional(),
-    visualTokens: z.object({ keep: knobSchema(VISUAL_KEEP) }).strict().prefault({}),
-    draftLength: z.union([z.literal('auto'), z.number().int().min(DRAFT_LENGTH.min).max(DRAFT_LENGTH.max)]).default('auto'),
-    reference: z.string().max(MAX_REFERENCE_CHARS).optional(),
-    ...groups,
-  }).strict();
+  const groups = Object.fromEntries(
+    parameterGroups().map((g) => [
+      g.name,
+      z
+        .object(Object.fromEntries(Object.entries(g.params).map(([k, knob]) => [k, knobSchema(knob)])))
+        .strict()
+        .prefault({}),
+    ]),
+  );
+  const zod = z
+    .object({
+      drafter: z.string().optional(),
+      verifier: z.string().optional(),
+      visualTokens: z
+        .object({ keep: knobSchema(VISUAL_KEEP) })
+        .strict()
+        .prefault({}),
+      draftLength: z
+        .union([z.literal('auto'), z.number().int().min(DRAFT_LENGTH.min).max(DRAFT_LENGTH.max)])
+        .default('auto'),
+      reference: z.string().max(MAX_REFERENCE_CHARS).optional(),
+      ...groups,
+    })
+    .strict();
   schema = { version: registryVersion(), zod };
   return zod;
 }
@@ -118,7 +141,14 @@ function resolvedFor(input: unknown, config: BundleConfig, regions: boolean): in
 
 /** Resolved options as a request would send them (to resolve them again for another bundle). */
 export function asInput(o: DecodingOptions): DecodingOptionsInput {
-  return { drafter: o.drafter, verifier: o.verifier, draftLength: o.draftLength, visualTokens: o.visualTokens, ...(o.reference !== undefined ? { reference: o.reference } : {}), ...o.params };
+  return {
+    drafter: o.drafter,
+    verifier: o.verifier,
+    draftLength: o.draftLength,
+    visualTokens: o.visualTokens,
+    ...(o.reference !== undefined ? { reference: o.reference } : {}),
+    ...o.params,
+  };
 }
 
 /**
@@ -126,41 +156,102 @@ export function asInput(o: DecodingOptions): DecodingOptionsInput {
  * is greedy unless told, and never uses a verifier that scores one line's CTC frames. Options already resolved
  * for this bundle and kind of read come back as they are.
  */
-export function resolveDecoding(input: UncheckedDecoding | undefined, config: BundleConfig, opts: { regions?: boolean } = {}): DecodingOptions {
+export function resolveDecoding(
+  input: UncheckedDecoding | undefined,
+  config: BundleConfig,
+  opts: { regions?: boolean } = {},
+): DecodingOptions {
   const regions = opts.regions ?? false;
   if (resolvedFor(input, config, regions)) return input;
-  const given: DecodingOptionsInput = input && 'for' in input && 'params' in input ? asInput(input as unknown as DecodingOptions) : ((input ?? {}) as DecodingOptionsInput);
+  const given: DecodingOptionsInput =
+    input && 'for' in input && 'params' in input
+      ? asInput(input as unknown as DecodingOptions)
+      : ((input ?? {}) as DecodingOptionsInput);
   const parsed = optionsSchema().safeParse(given);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join('.') || 'decoding'}: ${i.message}`).join('; ');
-    throw new EngineError('INVALID_OPTIONS', `invalid decoding options: ${msg} (draftLength is ${knobRange(DRAFT_LENGTH)} or "auto"; visualTokens.keep is ${knobRange(VISUAL_KEEP)})`);
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `invalid decoding options: ${msg} (draftLength is ` +
+        `${knobRange(DRAFT_LENGTH)} or "auto"; visualTokens.keep is ` +
+        `${knobRange(VISUAL_KEEP)})`,
+    );
   }
-  const data = parsed.data as { drafter?: string; verifier?: string; draftLength: DraftLengthSetting; visualTokens: { keep: number }; reference?: string } & Record<string, unknown>;
+  const data = parsed.data as {
+    drafter?: string;
+    verifier?: string;
+    draftLength: DraftLengthSetting;
+    visualTokens: { keep: number };
+    reference?: string;
+  } & Record<string, unknown>;
   const drafter = data.drafter ?? (config.heads.ctc ? DEFAULT_DRAFTER : 'none');
   const verifier = data.verifier ?? (config.heads.ctc && !regions ? DEFAULT_VERIFIER : 'greedy');
   const d = drafterSpec(drafter);
   const v = verifierSpec(verifier);
-  if (!d) throw new EngineError('INVALID_OPTIONS', `unknown drafter "${drafter}"; the drafters are ${list(drafterSpecs().map((s) => s.name))}`);
-  if (!v) throw new EngineError('INVALID_OPTIONS', `unknown verifier "${verifier}"; the verifiers are ${list(verifierSpecs().map((s) => s.name))}`);
+  if (!d)
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `unknown drafter "${drafter}"; the drafters are ${list(drafterSpecs().map((s) => s.name))}`,
+    );
+  if (!v)
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `unknown verifier "${verifier}"; the verifiers are ${list(verifierSpecs().map((s) => s.name))}`,
+    );
   if (d.needs && !config.heads[d.needs]) {
-    const have = Object.entries(config.heads).filter(([, on]) => on).map(([k]) => k);
-    const usable = drafterSpecs().filter((s) => !s.needs || config.heads[s.needs]).map((s) => s.name);
-    throw new EngineError('INVALID_OPTIONS', `drafter "${drafter}" needs the model's ${headName(d.needs)} head, which bundle "${config.name}" does not have (it has: ${have.join(', ')}); with this bundle the drafters are ${list(usable)}`);
+    const have = Object.entries(config.heads)
+      .filter(([, on]) => on)
+      .map(([k]) => k);
+    const usable = drafterSpecs()
+      .filter((s) => !s.needs || config.heads[s.needs])
+      .map((s) => s.name);
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `drafter "${drafter}" needs the model's ${headName(d.needs)} head, ` +
+        `which bundle "${config.name}" does not have (it has: ` +
+        `${have.join(', ')}); with this bundle the drafters are ${list(usable)}`,
+    );
   }
   if (d.needsReference && !data.reference?.trim()) {
-    throw new EngineError('INVALID_OPTIONS', `drafter "${drafter}" drafts from text you supply: set decoding.reference (for example a PDF's text layer)`);
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `drafter "${drafter}" drafts from text you supply: set decoding.reference (for example a PDF's text layer)`,
+    );
   }
   if (v.needs && !config.heads[v.needs]) {
-    throw new EngineError('INVALID_OPTIONS', `verifier "${verifier}" scores with the model's ${headName(v.needs)} head, which bundle "${config.name}" does not have`);
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `verifier "${verifier}" scores with the model's ${headName(v.needs)} ` +
+        `head, which bundle "${config.name}" does not have`,
+    );
   }
   if (v.needsDraft && drafter === 'none') {
-    throw new EngineError('INVALID_OPTIONS', `verifier "${verifier}" has nothing to relax without a drafter; choose a drafter other than "none", or verifier "greedy"`);
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `verifier "${verifier}" has nothing to relax without a drafter; choose ` +
+        `a drafter other than "none", or verifier "greedy"`,
+    );
   }
   if (regions && v.lineOnly) {
-    throw new EngineError('INVALID_OPTIONS', `verifier "${verifier}" scores one line's CTC frames; regions take ${list(verifierSpecs().filter((s) => !s.lineOnly).map((s) => s.name))}`);
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `verifier "${verifier}" scores one line's CTC frames; regions take ${list(
+        verifierSpecs()
+          .filter((s) => !s.lineOnly)
+          .map((s) => s.name),
+      )}`,
+    );
   }
   const params = Object.fromEntries(parameterGroups().map((g) => [g.name, data[g.name] as Record<string, number>]));
-  return { drafter, verifier, draftLength: data.draftLength, visualTokens: data.visualTokens, ...(data.reference !== undefined ? { reference: data.reference } : {}), params, for: { bundle: config.name, regions } };
+  return {
+    drafter,
+    verifier,
+    draftLength: data.draftLength,
+    visualTokens: data.visualTokens,
+    ...(data.reference !== undefined ? { reference: data.reference } : {}),
+    params,
+    for: { bundle: config.name, regions },
+  };
 }
 
 export interface DrafterAvailability {
@@ -182,10 +273,22 @@ export interface StrategyChoices {
 /** What a client may choose with this bundle: every drafter, and whether this bundle can run it. */
 export function strategies(config: BundleConfig): StrategyChoices {
   const drafters = drafterSpecs().map((s): DrafterAvailability => {
-    if (s.needs && !config.heads[s.needs]) return { name: s.name, description: s.description, available: false, reason: `bundle "${config.name}" has no ${s.needs} head` };
+    if (s.needs && !config.heads[s.needs])
+      return {
+        name: s.name,
+        description: s.description,
+        available: false,
+        reason: `bundle "${config.name}" has no ${s.needs} head`,
+      };
     return { name: s.name, description: s.description, available: true };
   });
   const verifiers = verifierSpecs().map((s) => ({ name: s.name, description: s.description }));
   const defaults = resolveDecoding(undefined, config, { regions: Boolean(config.region) });
-  return { drafters, verifiers, visualKeep: { min: VISUAL_KEEP.min, max: VISUAL_KEEP.max }, focalLayers: [...config.focalLayers], defaults: { drafter: defaults.drafter, verifier: defaults.verifier } };
+  return {
+    drafters,
+    verifiers,
+    visualKeep: { min: VISUAL_KEEP.min, max: VISUAL_KEEP.max },
+    focalLayers: [...config.focalLayers],
+    defaults: { drafter: defaults.drafter, verifier: defaults.verifier },
+  };
 }

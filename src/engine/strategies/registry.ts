@@ -90,10 +90,14 @@ let version = 0;
 const RESERVED = new Set(['drafter', 'verifier', 'draftLength', 'visualTokens', 'reference', 'params', 'for']);
 
 function check(spec: StrategySpec, kind: string, taken: Map<string, StrategySpec>): void {
-  if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(spec.name)) throw new EngineError('INVALID_OPTIONS', `${kind} name "${spec.name}" must be lower-case words joined by "-"`);
+  if (!/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/.test(spec.name))
+    throw new EngineError('INVALID_OPTIONS', `${kind} name "${spec.name}" must be lower-case words joined by "-"`);
   if (taken.has(spec.name)) throw new EngineError('INVALID_OPTIONS', `${kind} "${spec.name}" is already declared`);
   if (spec.params && (RESERVED.has(spec.name) || drafters.has(spec.name) || verifiers.has(spec.name))) {
-    throw new EngineError('INVALID_OPTIONS', `${kind} "${spec.name}" cannot take parameters: "decoding.${spec.name}" is taken`);
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `${kind} "${spec.name}" cannot take parameters: "decoding.${spec.name}" is taken`,
+    );
   }
 }
 
@@ -119,32 +123,102 @@ export const registryVersion = (): number => version;
 
 /** Every strategy that takes parameters, by the name its parameters are sent under. */
 export function parameterGroups(): { name: string; description: string; params: Readonly<Record<string, Knob>> }[] {
-  return [...drafters.values(), ...verifiers.values()].flatMap((s) => (s.params ? [{ name: s.name, description: s.description, params: s.params }] : []));
+  return [...drafters.values(), ...verifiers.values()].flatMap((s) =>
+    s.params ? [{ name: s.name, description: s.description, params: s.params }] : [],
+  );
 }
 
 const BUILT_IN_DRAFTERS: DrafterSpec[] = [
-  { name: 'none', description: 'No draft: plain autoregressive decoding, one token per forward (the baseline).', create: () => new NoDrafter() },
-  { name: 'ctc', needs: 'ctc', description: 'The CTC head\'s greedy reading of the line, from the vision pass (the fastest measured).', create: (b) => new CtcDrafter(eos(b)) },
-  { name: 'ngram', description: 'Continuations of the text so far found earlier in the same document (prompt lookup).', create: (b) => new NgramDrafter(eos(b)) },
-  { name: 'reference', needsReference: true, description: 'Continuations found in text the request supplies (a PDF\'s own text layer by default).', create: (b) => new ReferenceDrafter(eos(b)) },
-  { name: 'mtp', needs: 'mtp', description: 'The multi-token-prediction head: several next tokens from the decoder\'s hidden state.', create: (b) => new MtpDrafter(b) },
-  { name: 'pmtp', needs: 'mtp', description: 'The MTP head with a confidence gate: each draft ends where the head is unsure.', create: (b) => new MtpDrafter(b, { head: 'pmtp', gate: PMTP_GATE }) },
-  { name: 'routed', needs: 'mtp', description: 'The MTP head attending only to the visual tokens the decoder is reading.', create: (b) => new MtpDrafter(b, { route: ROUTED_KEEP }) },
-  { name: 'diffusion', needs: 'diffusion', description: 'A block of masked positions filled in one forward, alongside the verification.', create: (b) => new DiffusionDrafter(eos(b)) },
-  { name: 'dual-diffusion', needs: 'diffusion', description: 'Diffusion drafts with alternatives at their least confident positions (a tree).', create: (b) => new DiffusionDrafter(eos(b), { branches: DUAL_DIFFUSION_BRANCHES }) },
+  {
+    name: 'none',
+    description: 'No draft: plain autoregressive decoding, one token per forward (the baseline).',
+    create: () => new NoDrafter(),
+  },
+  {
+    name: 'ctc',
+    needs: 'ctc',
+    description: "The CTC head's greedy reading of the line, from the vision pass (the fastest measured).",
+    create: (b) => new CtcDrafter(eos(b)),
+  },
+  {
+    name: 'ngram',
+    description: 'Continuations of the text so far found earlier in the same document (prompt lookup).',
+    create: (b) => new NgramDrafter(eos(b)),
+  },
+  {
+    name: 'reference',
+    needsReference: true,
+    description: "Continuations found in text the request supplies (a PDF's own text layer by default).",
+    create: (b) => new ReferenceDrafter(eos(b)),
+  },
+  {
+    name: 'mtp',
+    needs: 'mtp',
+    description: "The multi-token-prediction head: several next tokens from the decoder's hidden state.",
+    create: (b) => new MtpDrafter(b),
+  },
+  {
+    name: 'pmtp',
+    needs: 'mtp',
+    description: 'The MTP head with a confidence gate: each draft ends where the head is unsure.',
+    create: (b) => new MtpDrafter(b, { head: 'pmtp', gate: PMTP_GATE }),
+  },
+  {
+    name: 'routed',
+    needs: 'mtp',
+    description: 'The MTP head attending only to the visual tokens the decoder is reading.',
+    create: (b) => new MtpDrafter(b, { route: ROUTED_KEEP }),
+  },
+  {
+    name: 'diffusion',
+    needs: 'diffusion',
+    description: 'A block of masked positions filled in one forward, alongside the verification.',
+    create: (b) => new DiffusionDrafter(eos(b)),
+  },
+  {
+    name: 'dual-diffusion',
+    needs: 'diffusion',
+    description: 'Diffusion drafts with alternatives at their least confident positions (a tree).',
+    create: (b) => new DiffusionDrafter(eos(b), { branches: DUAL_DIFFUSION_BRANCHES }),
+  },
 ];
 const BUILT_IN_VERIFIERS: VerifierSpec[] = [
-
-  { name: 'greedy', lossless: true, description: 'Keeps a draft exactly as far as greedy decoding would have written it: lossless.', create: () => new GreedyVerifier() },
-  { name: 'tree', lossless: true, description: 'Greedy verification of a tree of alternatives in one forward: lossless.', create: () => new TreeVerifier() },
+  {
+    name: 'greedy',
+    lossless: true,
+    description: 'Keeps a draft exactly as far as greedy decoding would have written it: lossless.',
+    create: () => new GreedyVerifier(),
+  },
+  {
+    name: 'tree',
+    lossless: true,
+    description: 'Greedy verification of a tree of alternatives in one forward: lossless.',
+    create: () => new TreeVerifier(),
+  },
   {
     name: 'relaxed',
     needsDraft: true,
     lineOnly: true,
-    description: 'Accepts a drafted token that is among the top-K and at least minRatio as likely as the best: lossy by design.',
+    description:
+      'Accepts a drafted token that is among the top-K and at least minRatio as likely as the best: lossy by design.',
     params: {
-      topK: { type: 'int', min: 1, max: 100, default: 5, flag: 'top-k', description: 'A drafted token is kept when it is among the model\'s K most likely.' },
-      minRatio: { type: 'float', min: 0, minExclusive: true, max: 1, default: 0.3, flag: 'min-ratio', description: 'A drafted token is kept when it is at least this share as likely as the most likely one.' },
+      topK: {
+        type: 'int',
+        min: 1,
+        max: 100,
+        default: 5,
+        flag: 'top-k',
+        description: "A drafted token is kept when it is among the model's K most likely.",
+      },
+      minRatio: {
+        type: 'float',
+        min: 0,
+        minExclusive: true,
+        max: 1,
+        default: 0.3,
+        flag: 'min-ratio',
+        description: 'A drafted token is kept when it is at least this share as likely as the most likely one.',
+      },
     },
     create: (_b, o) => new RelaxedVerifier(paramsOf<RelaxedParams>(o, 'relaxed')),
   },
@@ -152,11 +226,22 @@ const BUILT_IN_VERIFIERS: VerifierSpec[] = [
     name: 'joint',
     needs: 'ctc',
     lineOnly: true,
-    description: 'Commits the token that scores best under the decoder and the CTC head together (hybrid CTC/attention decoding): more accurate than greedy, and a different text.',
+    description:
+      'Commits the token that scores best under the decoder and the CTC head ' +
+      'together (hybrid CTC/attention decoding): more accurate than greedy, ' +
+      'and a different text.',
     params: {
-      ctcWeight: { type: 'float', min: 0, max: 1, default: JOINT_CTC_WEIGHT, flag: 'ctc-weight', description: 'The CTC head\'s share of the score (0: plain greedy).' },
+      ctcWeight: {
+        type: 'float',
+        min: 0,
+        max: 1,
+        default: JOINT_CTC_WEIGHT,
+        flag: 'ctc-weight',
+        description: "The CTC head's share of the score (0: plain greedy).",
+      },
     },
-    create: (b, o) => new JointVerifier(paramsOf<JointParams>(o, 'joint'), b.config.specialIds.eos, b.config.specialIds.ctcBlank),
+    create: (b, o) =>
+      new JointVerifier(paramsOf<JointParams>(o, 'joint'), b.config.specialIds.eos, b.config.specialIds.ctcBlank),
   },
 ];
 for (const spec of BUILT_IN_DRAFTERS) registerDrafter(spec);
@@ -166,6 +251,10 @@ for (const spec of BUILT_IN_VERIFIERS) registerVerifier(spec);
 export function createStrategies(o: DecodingOptions, bundle: Bundle): { drafter: Drafter; verifier: Verifier } {
   const d = drafters.get(o.drafter);
   const v = verifiers.get(o.verifier);
-  if (!d || !v) throw new EngineError('INVALID_OPTIONS', `drafter "${o.drafter}" or verifier "${o.verifier}" is not declared in this process`);
+  if (!d || !v)
+    throw new EngineError(
+      'INVALID_OPTIONS',
+      `drafter "${o.drafter}" or verifier "${o.verifier}" is not declared in this process`,
+    );
   return { drafter: d.create(bundle, o), verifier: v.create(bundle, o) };
 }

@@ -35,7 +35,10 @@ export function checkCrop(crop: GrayCrop, spec: ImageSpec): void {
     throw new EngineError('INVALID_CROP', `line crop width must be 1..${spec.maxWidth} px, got ${crop.width}`);
   }
   if (crop.data.length !== crop.width * crop.height) {
-    throw new EngineError('INVALID_CROP', `line crop has ${crop.data.length} bytes, expected ${crop.width * crop.height} (1 channel)`);
+    throw new EngineError(
+      'INVALID_CROP',
+      `line crop has ${crop.data.length} bytes, expected ${crop.width * crop.height} (1 channel)`,
+    );
   }
 }
 
@@ -55,7 +58,12 @@ export function grayRange(data: Uint8Array): [number, number] {
  * Crops as the vision graph's pixels [B, 1, height, width], each row padded with paper (0) to the widest; into an
  * array of the caller's (`into`, any contents: every value is written) or a fresh one.
  */
-export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: readonly number[], into?: (length: number) => Float32Array): PixelBatch {
+export function packBatch(
+  crops: readonly GrayCrop[],
+  spec: ImageSpec,
+  lines?: readonly number[],
+  into?: (length: number) => Float32Array,
+): PixelBatch {
   crops.forEach((c) => checkCrop(c, spec));
   const h = spec.height;
   const maxW = Math.max(...crops.map((c) => c.width));
@@ -79,5 +87,11 @@ export function packBatch(crops: readonly GrayCrop[], spec: ImageSpec, lines?: r
     // masks (no pooling window straddles a row's edge).
     widths[b] = BigInt(Math.ceil(w / spec.widthMultiple) * spec.widthMultiple);
   });
-  return { pixels, widths, batch: crops.length, width, ...(lines ? { lines: BigInt64Array.from(lines, (l) => BigInt(l)) } : {}) };
+  return {
+    pixels,
+    widths,
+    batch: crops.length,
+    width,
+    ...(lines ? { lines: BigInt64Array.from(lines, (l) => BigInt(l)) } : {}),
+  };
 }

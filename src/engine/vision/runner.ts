@@ -57,7 +57,9 @@ export interface VisionWorkerData {
 }
 
 /** A pass's input as a message: crops as their widths and their bytes back to back in one buffer, moved, not copied. */
-export type VisionRequest = { id: number } & ({ widths: number[]; data: Uint8Array; lines?: number[] } | { pixels: PixelBatch });
+export type VisionRequest = { id: number } & (
+  { widths: number[]; data: Uint8Array; lines?: number[] } | { pixels: PixelBatch }
+);
 
 /** Files to check (VisionRunner.check). */
 export interface CheckRequest {
@@ -101,7 +103,12 @@ function rowsOf(x: Float32Array, batch: number): Float32Array[] {
  * One vision pass on a session, wherever the session lives (this thread or the worker): crops are packed here, into
  * the buffer `into` gives where the caller keeps one.
  */
-export async function runVisionSession(session: ort.InferenceSession, input: VisionInput, head: VisionHead, into?: (length: number) => Float32Array): Promise<VisionOutputs> {
+export async function runVisionSession(
+  session: ort.InferenceSession,
+  input: VisionInput,
+  head: VisionHead,
+  into?: (length: number) => Float32Array,
+): Promise<VisionOutputs> {
   const px: PixelBatch = 'pixels' in input ? input.pixels : packBatch(input.crops, head.spec, input.lines, into);
   const height = head.spec.height;
   const feeds: Record<string, ort.Tensor> = {
@@ -109,8 +116,10 @@ export async function runVisionSession(session: ort.InferenceSession, input: Vis
     widths: new ort.Tensor('int64', px.widths, [px.batch]),
   };
   // A region bundle's vision graph takes each crop's line index (a lone line is line 0 of its region).
-  if (session.inputNames.includes('lines')) feeds.lines = new ort.Tensor('int64', px.lines ?? new BigInt64Array(px.batch), [px.batch]);
-  else if (px.lines?.some((l) => l !== 0n)) throw new EngineError('INVALID_CROP', 'this bundle reads single lines, not multi-line regions');
+  if (session.inputNames.includes('lines'))
+    feeds.lines = new ort.Tensor('int64', px.lines ?? new BigInt64Array(px.batch), [px.batch]);
+  else if (px.lines?.some((l) => l !== 0n))
+    throw new EngineError('INVALID_CROP', 'this bundle reads single lines, not multi-line regions');
   const out = await session.run(feeds);
   const visual = Number(out.vis_k.dims[3]);
   const mask = out.vis_mask.data as Float32Array;
@@ -118,7 +127,9 @@ export async function runVisionSession(session: ort.InferenceSession, input: Vis
   // (training/ctc_outputs.py); older ones its logits, normalised here.
   const logp = out.ctc_logp;
   const ctcLogProbs = (logp ?? out.ctc_logits).data as Float32Array;
-  const means = logp ? rowsOf(out.ctc_mean.data as Float32Array, px.batch) : ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual);
+  const means = logp
+    ? rowsOf(out.ctc_mean.data as Float32Array, px.batch)
+    : ctcLogSoftmax(ctcLogProbs, mask, px.batch, visual);
   const reads = ctcGreedyFrames(ctcLogProbs, mask, px.batch, visual, head.blank);
   reads.forEach((r, b) => (r.mean = means[b]));
   return {
@@ -140,13 +151,21 @@ function requestOf(id: number, input: VisionInput): { req: VisionRequest; transf
     data.set(c.data, at);
     at += c.data.length;
   }
-  const req: VisionRequest = { id, widths: input.crops.map((c) => c.width), data, ...(input.lines ? { lines: [...input.lines] } : {}) };
+  const req: VisionRequest = {
+    id,
+    widths: input.crops.map((c) => c.width),
+    data,
+    ...(input.lines ? { lines: [...input.lines] } : {}),
+  };
   return { req, transfer: [data.buffer as ArrayBuffer] };
 }
 
 /** The session on this thread (a GPU, where launching kernels is all the thread does). */
 export class InProcessVision implements VisionRunner {
-  constructor(private readonly session: ort.InferenceSession, private readonly head: VisionHead) {}
+  constructor(
+    private readonly session: ort.InferenceSession,
+    private readonly head: VisionHead,
+  ) {}
 
   run(input: VisionInput): Promise<VisionOutputs> {
     return runVisionSession(this.session, input, this.head);
@@ -228,7 +247,9 @@ export class WorkerVision implements VisionRunner {
   }
 
   /** Send the worker a request and wait for its answer (a dead thread's failure, if it has died). */
-  private ask(request: (id: number) => { req: VisionRequest | CheckRequest; transfer: ArrayBuffer[] }): Promise<Answer> {
+  private ask(
+    request: (id: number) => { req: VisionRequest | CheckRequest; transfer: ArrayBuffer[] },
+  ): Promise<Answer> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -256,7 +277,7 @@ export class WorkerVision implements VisionRunner {
 
   async release(): Promise<void> {
     if (this.failure) return;
-    this.failure = new EngineError('ENGINE_CLOSED', 'the engine was closed before this line\'s vision pass finished');
+    this.failure = new EngineError('ENGINE_CLOSED', "the engine was closed before this line's vision pass finished");
     this.closing = true;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.ref();
@@ -276,7 +297,10 @@ export class RestartingVision implements VisionRunner {
   /** Threads started to replace a dead one. */
   restarts = 0;
 
-  private constructor(private readonly data: VisionWorkerData, first: WorkerVision) {
+  private constructor(
+    private readonly data: VisionWorkerData,
+    first: WorkerVision,
+  ) {
     this.current = Promise.resolve(first);
   }
 

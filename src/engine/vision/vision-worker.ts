@@ -10,14 +10,25 @@ import * as ort from 'onnxruntime-node';
 import { checkFile } from '../bundle/file.js';
 import { FloatPool } from '../decode/float-pool.js';
 import { EngineError } from '../errors.js';
-import { type CheckRequest, inputOf, runVisionSession, type VisionRequest, type VisionResponse, type VisionWorkerData } from './runner.js';
+import {
+  type CheckRequest,
+  inputOf,
+  runVisionSession,
+  type VisionRequest,
+  type VisionResponse,
+  type VisionWorkerData,
+} from './runner.js';
 
 const port = parentPort;
 if (!port) throw new Error('vision-worker.js runs as a worker thread');
 // A spare thread (vision/thread.ts) starts without its graph: its first message brings it, or stops the thread.
-const data = (workerData as VisionWorkerData | null) ?? (await new Promise<VisionWorkerData>((resolve) => {
-  port.once('message', (m: { open: VisionWorkerData } | { close: true }) => ('open' in m ? resolve(m.open) : process.exit(0)));
-}));
+const data =
+  (workerData as VisionWorkerData | null) ??
+  (await new Promise<VisionWorkerData>((resolve) => {
+    port.once('message', (m: { open: VisionWorkerData } | { close: true }) =>
+      'open' in m ? resolve(m.open) : process.exit(0),
+    );
+  }));
 
 let session: ort.InferenceSession;
 try {
@@ -61,12 +72,16 @@ port.on('message', (req: VisionRequest | CheckRequest | { close: true }) => {
   if ('close' in req) {
     // Release the session here, then let the thread end by itself: terminating a thread that still holds a
     // session aborts the whole process when onnxruntime's finalizers run.
-    void Promise.allSettled(running).then(() => session.release()).finally(() => port.close());
+    void Promise.allSettled(running)
+      .then(() => session.release())
+      .finally(() => port.close());
     return;
   }
   const pass = last.then(async (): Promise<void> => {
     try {
-      const out = await runVisionSession(session, inputOf(req, data.head.spec.height), data.head, (n) => pixels.scratch('pixels', n));
+      const out = await runVisionSession(session, inputOf(req, data.head.spec.height), data.head, (n) =>
+        pixels.scratch('pixels', n),
+      );
       const res: VisionResponse = { id: req.id, out };
       port.postMessage(res, [out.k.buffer, out.v.buffer, out.mask.buffer, out.ctcLogProbs.buffer] as ArrayBuffer[]);
     } catch (e) {

@@ -15,7 +15,9 @@ export interface VisualState {
   ctcLogProbs: Float32Array;
   batch: number;
   visual: number; // V
-  /** Each row's greedy CTC reading, as the pass that made this state worked it out (absent on states built from others). */
+  /**
+   * Each row's greedy CTC reading, as the pass that made this state worked it out (absent on states built from others).
+   */
   reads?: CtcReading[];
 }
 
@@ -24,15 +26,26 @@ export interface VisualState {
  * their rows consecutive in the order given. Unchunked, a page's orientation check (its six longest lines, 1,100 px
  * each on a docbank page) grew the vision thread's arena by 77 MB for the rest of the run.
  */
-export async function runVisionChunks(bundle: Bundle, input: { crops: readonly GrayCrop[]; lines?: readonly number[] }): Promise<VisualState[]> {
+export async function runVisionChunks(
+  bundle: Bundle,
+  input: { crops: readonly GrayCrop[]; lines?: readonly number[] },
+): Promise<VisualState[]> {
   const { crops, lines } = input;
-  return Promise.all(chunkByColumns(crops.map((c) => c.width)).map(async (rows) => {
-    const out = await bundle.vision.run({ crops: rows.map((r) => crops[r]), ...(lines ? { lines: rows.map((r) => lines[r]) } : {}) });
-    return { ...out, batch: out.reads.length };
-  }));
+  return Promise.all(
+    chunkByColumns(crops.map((c) => c.width)).map(async (rows) => {
+      const out = await bundle.vision.run({
+        crops: rows.map((r) => crops[r]),
+        ...(lines ? { lines: rows.map((r) => lines[r]) } : {}),
+      });
+      return { ...out, batch: out.reads.length };
+    }),
+  );
 }
 
-/** The vision pass over `input` as one state (runVisionChunks' rows joined). Packed pixels run as they are (the bundle's golden check). */
+/**
+ * The vision pass over `input` as one state (runVisionChunks' rows joined). Packed pixels run as they are (the bundle's
+ * golden check).
+ */
 export async function runVision(bundle: Bundle, input: VisionInput): Promise<VisualState> {
   if ('pixels' in input || !input.crops.length) {
     const out = await bundle.vision.run(input);
@@ -67,7 +80,14 @@ export function releaseVisual(s: VisualState, pool: FloatPool): void {
  * real tokens (a row's real tokens are a prefix): a batch whose widest line has left stops attending to its
  * padding. Over the docling pages, 37% of the visual positions the forwards attended to were padding.
  */
-export function keepVisualRows(s: VisualState, rows: readonly number[], layers: number, heads: number, headDim: number, pool?: FloatPool): VisualState {
+export function keepVisualRows(
+  s: VisualState,
+  rows: readonly number[],
+  layers: number,
+  heads: number,
+  headDim: number,
+  pool?: FloatPool,
+): VisualState {
   let visual = 1;
   for (const r of rows) {
     let n = s.visual;
@@ -109,7 +129,13 @@ export function keepVisualRows(s: VisualState, rows: readonly number[], layers: 
 }
 
 /** Rows of each state after those of the one before, all padded to the longest visual length. */
-export function concatVisual(states: readonly VisualState[], layers: number, heads: number, headDim: number, pool?: FloatPool): VisualState {
+export function concatVisual(
+  states: readonly VisualState[],
+  layers: number,
+  heads: number,
+  headDim: number,
+  pool?: FloatPool,
+): VisualState {
   const V = Math.max(...states.map((s) => s.visual));
   const B = states.reduce((n, s) => n + s.batch, 0);
   const vocab = states[0].ctcLogProbs.length / (states[0].batch * states[0].visual);

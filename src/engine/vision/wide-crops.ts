@@ -10,7 +10,10 @@
 import type { Glyph } from '../ctc/align.js';
 import { type GrayCrop, grayRange } from './preprocess.js';
 
-/** A piece of a wide crop: its pixels, the crop column it starts at, and crop columns per piece column (1 unless squeezed). */
+/**
+ * A piece of a wide crop: its pixels, the crop column it starts at, and crop columns per piece column (1 unless
+ * squeezed).
+ */
 export interface CropPiece {
   crop: GrayCrop;
   x: number;
@@ -20,8 +23,10 @@ export interface CropPiece {
 /** A wide line may be at most this many pieces long; the document layer scales anything longer down to it. */
 export const MAX_PIECES = 8;
 
-/** Per column of a crop: whether it has ink (darker than half-way from its lightest to its darkest pixel), and how
- * many rows lie between its topmost and bottommost ink (0: blank). */
+/**
+ * Per column of a crop: whether it has ink (darker than half-way from its lightest to its darkest pixel), and how
+ * many rows lie between its topmost and bottommost ink (0: blank).
+ */
 export function columnExtents(crop: GrayCrop): Uint16Array {
   const { width, height, data } = crop;
   const [lo, hi] = grayRange(data);
@@ -43,17 +48,20 @@ export function columnExtents(crop: GrayCrop): Uint16Array {
 
 /**
  * Where to cut a line `extent.length` columns wide into pieces of about `readWidth`: greedily from the left, each cut
- * in the middle of the widest blank run in the second half of the next piece's reach that has letters on both sides
- * and is wider than the line's gaps between letters (a word space: no word is split, and no piece starts or ends
- * inside a run of leader dots, which on their own read as invented words). Letters are ink at least 40% as tall as the line's tall letters (its 90th percentile column);
- * dots, commas and rules are not. Where that half has no word space (leader dots, a long URL), the piece runs on to
- * the first word space after it, or to the line's end, up to `maxWidth` (what one vision pass takes); only past
- * that, the widest blank run of the reach, or its end where no column is blank. A line with no word space at all is
- * not cut (a piece wider than `maxWidth` is squeezed to it, as the document layer squeezed every line before).
+ * in the middle of the widest blank run in the second half of the next piece's reach that has letters on both sides and
+ * is wider than the line's gaps between letters (a word space: no word is split, and no piece starts or ends inside a
+ * run of leader dots, which on their own read as invented words). Letters are ink at least 40% as tall as the line's
+ * tall letters (its 90th percentile column); dots, commas and rules are not. Where that half has no word space (leader
+ * dots, a long URL), the piece runs on to the first word space after it, or to the line's end, up to `maxWidth` (what
+ * one vision pass takes); only past that, the widest blank run of the reach, or its end where no column is blank. A
+ * line with no word space at all is not cut (a piece wider than `maxWidth` is squeezed to it, as the document layer
+ * squeezed every line before).
  */
 export function cutColumns(extent: Uint16Array, readWidth: number, maxWidth = readWidth): number[] {
   const width = extent.length;
-  const inked = Array.from(extent).filter((e) => e > 0).sort((a, b) => a - b);
+  const inked = Array.from(extent)
+    .filter((e) => e > 0)
+    .sort((a, b) => a - b);
   const tall = inked.length ? inked[Math.floor(0.9 * (inked.length - 1))] : 0;
   const letter = Math.max(1, 0.4 * tall);
   // A letter within half a letter's height of the gap: a letter's edge can be thin (the side of an "o") and a
@@ -66,7 +74,7 @@ export function cutColumns(extent: Uint16Array, readWidth: number, maxWidth = re
   /** Blank runs [a, b) of [from, to). */
   const runs = (from: number, to: number): [number, number][] => {
     const out: [number, number][] = [];
-    for (let x = from; x < to; ) {
+    for (let x = from; x < to;) {
       if (extent[x]) {
         x++;
         continue;
@@ -81,12 +89,16 @@ export function cutColumns(extent: Uint16Array, readWidth: number, maxWidth = re
   const betweenLetters = ([a, b]: [number, number]): boolean => lettered(a - 1, -1) && lettered(b, 1);
   // A space between words is wider than the gaps between letters, which outnumber word spaces: at least twice the
   // line's median gap between letters (and a sixth of the tall letters' height).
-  const gaps = runs(0, width).filter(betweenLetters).map(([a, b]) => b - a).sort((a, b) => a - b);
+  const gaps = runs(0, width)
+    .filter(betweenLetters)
+    .map(([a, b]) => b - a)
+    .sort((a, b) => a - b);
   const space = Math.max(2, Math.round(tall / 6), 2 * (gaps[Math.floor(gaps.length / 2)] ?? 0));
   const isWordSpace = (r: [number, number]): boolean => r[1] - r[0] >= space && betweenLetters(r);
   const mid = ([a, b]: [number, number]): number => a + Math.floor((b - a) / 2);
   // Ties go right: the pieces stay as long as they may.
-  const widest = (rs: [number, number][]): [number, number] | undefined => rs.reduce<[number, number] | undefined>((w, r) => (!w || r[1] - r[0] >= w[1] - w[0] ? r : w), undefined);
+  const widest = (rs: [number, number][]): [number, number] | undefined =>
+    rs.reduce<[number, number] | undefined>((w, r) => (!w || r[1] - r[0] >= w[1] - w[0] ? r : w), undefined);
   const cuts: number[] = [];
   let start = 0;
   while (width - start > readWidth) {
@@ -175,8 +187,11 @@ export function joinPieces(pieces: readonly CropPiece[], readings: readonly Piec
       // The reading's own glyphs, less any space it began or ended with (trimmed from its text too).
       const lead = r.text.length - r.text.trimStart().length;
       const { x, scale } = pieces[i];
-      const own = r.glyphs.slice(lead, lead + text.length).map((g) => ({ ...g, x0: x + g.x0 * scale, x1: x + g.x1 * scale }));
-      if (glyphs.length && own.length) glyphs.push({ char: ' ', x0: glyphs[glyphs.length - 1].x1, x1: own[0].x0, prob: 1 });
+      const own = r.glyphs
+        .slice(lead, lead + text.length)
+        .map((g) => ({ ...g, x0: x + g.x0 * scale, x1: x + g.x1 * scale }));
+      if (glyphs.length && own.length)
+        glyphs.push({ char: ' ', x0: glyphs[glyphs.length - 1].x1, x1: own[0].x0, prob: 1 });
       glyphs = glyphs.concat(own);
     }
   });
@@ -219,7 +234,8 @@ export class PieceStream {
     this.done[piece] = true;
     while (this.next < this.done.length && this.done[this.next]) {
       this.next++;
-      if (this.next < this.done.length) for (const [t, f, d] of this.held[this.next].splice(0)) this.send(this.next, t, f, d);
+      if (this.next < this.done.length)
+        for (const [t, f, d] of this.held[this.next].splice(0)) this.send(this.next, t, f, d);
     }
   }
 

@@ -16,7 +16,11 @@ export interface ForwardObservation {
   committed: number;
 }
 
-export function emit(rec: StepRecord, finish: (s: Sequence, error?: unknown) => void, observers: Iterable<(o: ForwardObservation) => void>): void {
+export function emit(
+  rec: StepRecord,
+  finish: (s: Sequence, error?: unknown) => void,
+  observers: Iterable<(o: ForwardObservation) => void>,
+): void {
   const touched = new Set<SpecMetrics>();
   rec.seqs.forEach((s, r) => {
     const c = rec.commits[r];

@@ -50,7 +50,13 @@ export async function forward(ctx: StepContext, rec: StepRecord): Promise<void> 
     hidden: live.some((s) => s.p.task.drafter.usesHiddenState),
     visAttn: live.some((s) => s.p.task.drafter.usesAttention || (s.p.task.visualKeep ?? 1) < 1),
   };
-  rec.out = await decoderStep(ctx.bundle, ctx.cache, gathered?.state ?? ctx.vis, { tokens, positions, attend, fetch, ...(visMask ? { visMask } : {}) });
+  rec.out = await decoderStep(ctx.bundle, ctx.cache, gathered?.state ?? ctx.vis, {
+    tokens,
+    positions,
+    attend,
+    fetch,
+    ...(visMask ? { visMask } : {}),
+  });
   rec.forwardMs = performance.now() - t0;
   rec.layout = layout;
   rec.width = t;

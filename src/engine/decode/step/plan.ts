@@ -18,7 +18,8 @@ export function plan(ctx: StepContext, seqs: readonly Sequence[]): StepRecord {
     else if (s.policy.setting !== 'auto') {
       s.budget = Math.min(s.policy.setting, room);
       floor = Math.max(floor, 1 + (drafter.forwardWidth?.(s.budget) ?? s.budget));
-    } else if (drafter.gatedDepth) s.budget = Math.min(drafter.gatedDepth, room); // its gate, not the policy, ends each draft
+    } else if (drafter.gatedDepth)
+      s.budget = Math.min(drafter.gatedDepth, room); // its gate, not the policy, ends each draft
     else auto.push(s);
   }
   if (auto.length) {
@@ -26,9 +27,16 @@ export function plan(ctx: StepContext, seqs: readonly Sequence[]): StepRecord {
     const outlooks = auto.map((s, i) => {
       const drafter = s.p.task.drafter;
       s.draftConfidence = drafter.confidence?.(s, Math.min(rooms[i], MAX_DRAFT_LENGTH));
-      return s.policy.outlook(rooms[i], s.draftConfidence, (k) => drafter.forwardWidth?.(k) ?? k, ctx.draftMsPerTokenRow.get(drafter.name) ?? 0);
+      return s.policy.outlook(
+        rooms[i],
+        s.draftConfidence,
+        (k) => drafter.forwardWidth?.(k) ?? k,
+        ctx.draftMsPerTokenRow.get(drafter.name) ?? 0,
+      );
     });
-    const depths = ctx.costs ? planDepths(outlooks, live, ctx.costs, ctx.overheadPerRow * live, floor) : auto.map(() => 4);
+    const depths = ctx.costs
+      ? planDepths(outlooks, live, ctx.costs, ctx.overheadPerRow * live, floor)
+      : auto.map(() => 4);
     auto.forEach((s, i) => (s.budget = Math.min(depths[i] || s.policy.probe(), rooms[i])));
   }
   return {

@@ -3,7 +3,15 @@
  * row's sequence (and its drafter told), and the kept positions to the KV cache. Nothing is streamed here: emit
  * does that once every row is committed.
  */
-import { depths, type Draft, type ForwardView, parentsOf, probability, type RowLogits, type Verdict } from '../../strategies/draft.js';
+import {
+  depths,
+  type Draft,
+  type ForwardView,
+  parentsOf,
+  probability,
+  type RowLogits,
+  type Verdict,
+} from '../../strategies/draft.js';
 import { nextSelection, REFRESH_BELOW, REFRESH_EVERY } from '../focal.js';
 import { withForbidden } from '../positions.js';
 import type { Sequence } from '../sequence.js';
@@ -25,7 +33,11 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
     // read the same positions (a forbidden token is masked in a copy).
     const seen: Float32Array[] = [];
     const view: RowLogits = {
-      at: (i) => (seen[i] ??= withForbidden(out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab), ctx.positions.forbidden(layout[r].positions[i], lines))),
+      at: (i) =>
+        (seen[i] ??= withForbidden(
+          out.logits.subarray((r * t + i) * out.vocab, (r * t + i + 1) * out.vocab),
+          ctx.positions.forbidden(layout[r].positions[i], lines),
+        )),
     };
     const judged = s.p.task.verifier.verify(draft, view, verifiedLine(s, ctx.vis, r));
     const drafted = draft.tokens.length ? Math.max(...depths(draft)) : 0;
@@ -46,7 +58,9 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
     }
     // Deferred after accepted tokens: the last of them becomes the token fed next (as if it were the bonus), so
     // drafters and the cache see an ordinary verdict one token shorter.
-    const verdict = deferred ? { accepted: judged.accepted.slice(0, -1), bonus: draft.tokens[judged.accepted[judged.accepted.length - 1]] } : judged;
+    const verdict = deferred
+      ? { accepted: judged.accepted.slice(0, -1), bonus: draft.tokens[judged.accepted[judged.accepted.length - 1]] }
+      : judged;
     const fromDraftCount = judged.accepted.length;
     const forwardView: ForwardView = {
       after: (node) => view.at(node + 1),
@@ -88,7 +102,8 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
       const width = out.visAttn.length / (seqs.length * t);
       const mine = cols ? cols[r] : null;
       const full = new Float32Array(ctx.vis.visual);
-      for (let j = 0; j < width && j < (mine?.length ?? ctx.vis.visual); j++) full[mine ? mine[j] : j] = out.visAttn[(r * t + at) * width + j];
+      for (let j = 0; j < width && j < (mine?.length ?? ctx.vis.visual); j++)
+        full[mine ? mine[j] : j] = out.visAttn[(r * t + at) * width + j];
       s.attention = full;
     }
     refocus(s, r, seqs.length, out.visAttn, t, cols ? cols[r] : null, rec.fullRows[r], at, minProb);
@@ -102,13 +117,20 @@ export function verify(ctx: StepContext, rec: StepRecord): void {
   ctx.cache.commit(out.newK, out.newV, t, picks);
 }
 
-/** Row r of the batch as a verifier sees it: its id, and its CTC log-probabilities read from the visual state when asked. */
+/**
+ * Row r of the batch as a verifier sees it: its id, and its CTC log-probabilities read from the visual state when
+ * asked.
+ */
 function verifiedLine(s: Sequence, vis: VisualState, r: number): VerifiedLine {
   return {
     id: s.id,
     ctc: () => {
       const vocab = vis.ctcLogProbs.length / (vis.batch * vis.visual);
-      return { logProbs: vis.ctcLogProbs.subarray(r * vis.visual * vocab, (r * vis.visual + s.real) * vocab), frames: s.real, vocab };
+      return {
+        logProbs: vis.ctcLogProbs.subarray(r * vis.visual * vocab, (r * vis.visual + s.real) * vocab),
+        frames: s.real,
+        vocab,
+      };
     },
   };
 }
@@ -118,7 +140,17 @@ function verifiedLine(s: Sequence, vis: VisualState, r: number): VerifiedLine {
  * step at the position that decided the last committed token. A full step follows an uncertain token, and comes
  * every REFRESH_EVERY steps, so the selection re-anchors.
  */
-function refocus(s: Sequence, r: number, rows: number, visAttn: Float32Array, t: number, cols: number[] | null, full: boolean, at: number, minProb: number): void {
+function refocus(
+  s: Sequence,
+  r: number,
+  rows: number,
+  visAttn: Float32Array,
+  t: number,
+  cols: number[] | null,
+  full: boolean,
+  at: number,
+  minProb: number,
+): void {
   const keep = s.p.task.visualKeep ?? 1;
   if (keep >= 1) return;
   const seen = cols ?? Array.from({ length: s.real }, (_, i) => i);
@@ -138,7 +170,10 @@ function refocus(s: Sequence, r: number, rows: number, visAttn: Float32Array, t:
   s.focal = nextSelection(seen, mass, s.real, keep);
 }
 
-/** Did the verifier refuse a drafted token, rather than run out of draft? (The draft offered a token after the last one kept.) */
+/**
+ * Did the verifier refuse a drafted token, rather than run out of draft? (The draft offered a token after the last one
+ * kept.)
+ */
 function refused(draft: Draft, verdict: Verdict): boolean {
   const last = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] : -1;
   return parentsOf(draft).includes(last);

@@ -139,7 +139,11 @@ export class CtcDrafter implements Drafter {
     for (let n = Math.min(SUFFIX_MAX, text.length); n >= SUFFIX_MIN; n--) {
       const tail = text.slice(text.length - n);
       let best = -1;
-      for (let i = Math.max(0, expected - n - SUFFIX_WINDOW); i + n <= seq.ctc.length && i <= expected + SUFFIX_WINDOW; i++) {
+      for (
+        let i = Math.max(0, expected - n - SUFFIX_WINDOW);
+        i + n <= seq.ctc.length && i <= expected + SUFFIX_WINDOW;
+        i++
+      ) {
         let k = 0;
         while (k < n && seq.ctc[i + k] === tail[k]) k++;
         if (k === n && (best < 0 || Math.abs(i + n - expected) < Math.abs(best - expected))) best = i + n;

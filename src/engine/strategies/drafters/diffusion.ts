@@ -55,7 +55,10 @@ export class DiffusionDrafter implements Drafter {
   /** Per line: the next draft, read off the last forward's mask block. */
   private readonly next = new Map<number, Slot[]>();
 
-  constructor(private readonly eos: number, opts: DiffusionOptions = {}) {
+  constructor(
+    private readonly eos: number,
+    opts: DiffusionOptions = {},
+  ) {
     this.branches = opts.branches ?? 0;
     this.branchBelow = opts.branchBelow ?? 0.9;
     this.inner = opts.inner ?? INNER_BLOCK;
@@ -99,7 +102,13 @@ export class DiffusionDrafter implements Drafter {
     return out;
   }
 
-  observe(seq: SequenceView, draft: Draft, verdict: Verdict, _committed: readonly number[], forward: ForwardView): void {
+  observe(
+    seq: SequenceView,
+    draft: Draft,
+    verdict: Verdict,
+    _committed: readonly number[],
+    forward: ForwardView,
+  ): void {
     const last = verdict.accepted.length ? verdict.accepted[verdict.accepted.length - 1] : -1;
     const block = (node: number): Slot[] => forward.lookahead(node).map(slotOf);
     const exact = block(last);

@@ -68,8 +68,17 @@ export class TokenIndex {
       const end = s + this.minN;
       if (end >= this.tokens.length) continue;
       let n = this.minN;
-      while (n < maxN && n < seq.length && s - (n - this.minN) - 1 >= 0 && this.tokens[s - (n - this.minN) - 1] === seq[seq.length - n - 1]) n++;
-      const better = !best || n > best.n || (n === best.n && (near === undefined ? end > best.end : Math.abs(end - near) < Math.abs(best.end - near)));
+      while (
+        n < maxN &&
+        n < seq.length &&
+        s - (n - this.minN) - 1 >= 0 &&
+        this.tokens[s - (n - this.minN) - 1] === seq[seq.length - n - 1]
+      )
+        n++;
+      const better =
+        !best ||
+        n > best.n ||
+        (n === best.n && (near === undefined ? end > best.end : Math.abs(end - near) < Math.abs(best.end - near)));
       if (better) best = { end, n };
     }
     return best;
@@ -77,7 +86,12 @@ export class TokenIndex {
 }
 
 /** The same lookup by a plain scan, for short texts (a line's own prefix). */
-export function findSuffix(haystack: readonly number[], seq: readonly number[], minN: number, maxN: number): Match | null {
+export function findSuffix(
+  haystack: readonly number[],
+  seq: readonly number[],
+  minN: number,
+  maxN: number,
+): Match | null {
   for (let n = Math.min(maxN, seq.length); n >= minN; n--) {
     const s = seq.length - n;
     for (let i = haystack.length - n - 1; i >= 0; i--) {

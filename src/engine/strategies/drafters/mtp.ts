@@ -70,7 +70,12 @@ export class MtpDrafter implements Drafter {
     let real = 0;
     while (real < lineMask.length && lineMask[real] > 0) real++;
     const indices = Array.from({ length: real }, (_, i) => i);
-    const chosen = nextSelection(indices, indices.map((i) => attention[i]), real, this.route);
+    const chosen = nextSelection(
+      indices,
+      indices.map((i) => attention[i]),
+      real,
+      this.route,
+    );
     const out = new Float32Array(lineMask.length);
     for (const c of chosen) out[c] = 1;
     return out;
@@ -78,7 +83,9 @@ export class MtpDrafter implements Drafter {
 
   async propose(seqs: readonly SequenceView[]): Promise<Draft[]> {
     const drafts: Draft[] = seqs.map(() => ({ tokens: [] }));
-    const rows = seqs.map((s, i) => i).filter((i) => seqs[i].budget > 0 && seqs[i].hidden !== null && seqs[i].tokens.length > 0);
+    const rows = seqs
+      .map((s, i) => i)
+      .filter((i) => seqs[i].budget > 0 && seqs[i].hidden !== null && seqs[i].tokens.length > 0);
     if (!rows.length) return drafts;
     const vis = rows.map((i) => seqs[i].lastLayerVisual());
     const per = vis[0].k.length; // H * V * dh, the same for every line of the batch (padded to one V)
@@ -108,7 +115,11 @@ export class MtpDrafter implements Drafter {
       const out = await session.run({
         state: new ort.Tensor('float32', state, [n, d]),
         token: new ort.Tensor('int64', BigInt64Array.from(token.map(BigInt)), [n]),
-        position: new ort.Tensor('int64', BigInt64Array.from(position.map((p) => BigInt(Math.min(p, this.maxPosition)))), [n]),
+        position: new ort.Tensor(
+          'int64',
+          BigInt64Array.from(position.map((p) => BigInt(Math.min(p, this.maxPosition)))),
+          [n],
+        ),
         vis_k: kT,
         vis_v: vT,
         vis_mask: mT,

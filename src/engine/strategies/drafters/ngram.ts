@@ -22,7 +22,8 @@ export class NgramDrafter implements Drafter {
       const inDoc = doc.find(seq.tokens, MAX_N);
       // The line's own earlier text (findSuffix only takes matches with a token after them, never the suffix itself).
       const inLine = findSuffix(seq.tokens, seq.tokens, LOOKUP_MIN_N, MAX_N);
-      if (inLine && (!inDoc || inLine.n > inDoc.n)) return { tokens: continuation(seq.tokens, inLine.end, seq.budget, this.eos) };
+      if (inLine && (!inDoc || inLine.n > inDoc.n))
+        return { tokens: continuation(seq.tokens, inLine.end, seq.budget, this.eos) };
       if (inDoc) return { tokens: continuation(doc.tokens, inDoc.end, seq.budget, this.eos) };
       return { tokens: [] };
     });

@@ -34,7 +34,11 @@ export class JointVerifier implements Verifier {
   readonly trees = false;
   private readonly lines = new Map<number, LineState>();
 
-  constructor(readonly params: JointParams, private readonly eos: number, private readonly blank: number) {}
+  constructor(
+    readonly params: JointParams,
+    private readonly eos: number,
+    private readonly blank: number,
+  ) {}
 
   private stateOf(line: VerifiedLine): LineState {
     let st = this.lines.get(line.id);
@@ -52,7 +56,11 @@ export class JointVerifier implements Verifier {
    * log-softmax normaliser is the same for every candidate, so it cannot change which one wins (working it out was
    * a fifth of the verifier's own time).
    */
-  private choose(logits: Float32Array, scorer: CtcPrefixScorer, prefix: PrefixState): { token: number; next: PrefixState } {
+  private choose(
+    logits: Float32Array,
+    scorer: CtcPrefixScorer,
+    prefix: PrefixState,
+  ): { token: number; next: PrefixState } {
     const top = topK(logits, CANDIDATES);
     const w = this.params.ctcWeight;
     let best = { token: top[0], next: prefix, score: -Infinity };
