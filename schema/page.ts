@@ -2,7 +2,7 @@
 import type { BlockOut, LineOut, PageOut, PageWarning as PageWarningShape } from '../src/document/assemble.js';
 import { BLOCK_TYPES, type TableSpan } from '../src/document/layout/analyze.js';
 import type { Box as BoxShape } from '../src/document/layout/ink.js';
-import type { InlineFormulaOut } from '../src/document/inline-formulas.js';
+import type { InlineFormulaOut } from '../src/document/page-tree.js';
 import type { CharOut, WordOut } from '../src/document/word-boxes.js';
 import { builder } from './builder.js';
 

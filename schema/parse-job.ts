@@ -123,8 +123,11 @@ export const ParseJob = builder.loadableObjectRef<JobRecord, string>('ParseJob',
   cacheResolved: (job) => job.id,
 });
 
-ParseJob.implement({
-  fields: (t) => ({
+type JobFields = PothosSchemaTypes.ObjectFieldBuilder<SchemaTypes, JobRecord>;
+
+/** Who the job is and where it stands: its id, status and times. */
+function jobStateFields(t: JobFields) {
+  return {
     id: t.exposeID('id', { description: "The job's id." }),
     status: t.field({
       type: JobStatus,
@@ -137,6 +140,12 @@ ParseJob.implement({
       description: 'When the job last changed (status or progress).',
       resolve: (j) => j.updatedAt,
     }),
+  };
+}
+
+/** What was asked for: the document as sent and the options it is read with. */
+function jobRequestFields(t: JobFields) {
+  return {
     fileName: t.string({
       description: 'The name sent with the job, else one taken from the upload or the URL ("document" for base64).',
       resolve: (j) => j.input.fileName,
@@ -159,6 +168,12 @@ ParseJob.implement({
       // A job's own resolved options come back as they are; an earlier version stored them as sent.
       resolve: (j, _args, ctx) => ctx.engine.resolveDecoding(j.input.decoding).options ?? null,
     }),
+  };
+}
+
+/** How far the reading got: progress, the failure if any, and the pages read. */
+function jobProgressFields(t: JobFields) {
+  return {
     progress: t.field({
       type: JobProgress,
       description: 'Pages read so far, of those to read.',
@@ -181,6 +196,12 @@ ParseJob.implement({
       description: 'Lines marked unreadable over all pages read (Line.unreadable); null until the job succeeds.',
       resolve: (j) => (j.result ? pagesOf(j).reduce((n, p) => n + (p.unreadableLines ?? 0), 0) : null),
     }),
+  };
+}
+
+/** The job's renderings and metrics, each null until it succeeds (or when it was not asked for). */
+function jobResultFields(t: JobFields) {
+  return {
     markdown: t.string({
       nullable: true,
       description: 'Null until the job succeeds, or when MARKDOWN was not asked for.',
@@ -225,6 +246,15 @@ ParseJob.implement({
       description: 'How the job was decoded; null until it succeeds.',
       resolve: (j) => j.result?.metrics ?? null,
     }),
+  };
+}
+
+ParseJob.implement({
+  fields: (t) => ({
+    ...jobStateFields(t),
+    ...jobRequestFields(t),
+    ...jobProgressFields(t),
+    ...jobResultFields(t),
   }),
 });
 

@@ -26,7 +26,6 @@ describe('decoding options are validated per request', () => {
         assert.ok(e instanceof EngineError);
         assert.equal(e.code, 'INVALID_OPTIONS');
         assert.match(e.message, pattern);
-        assert.ok(e.message.endsWith('"routed"'), e.message);
         return true;
       },
     );
@@ -51,6 +50,7 @@ describe('decoding options are validated per request', () => {
           e.message,
           /needs the model's diffusion head.*the drafters are "none", "ctc", "ngram", "reference", "mtp", "pmtp", /,
         );
+        assert.ok(e.message.endsWith('"routed"'), e.message);
         return true;
       },
     );

@@ -19,10 +19,10 @@ import {
   inkOf,
   inkThreshold,
   lastInk,
-  removeRules,
   type Rule,
   wordsOf,
 } from '../src/document/layout/ink.js';
+import { removeRules } from '../src/document/layout/rule-runs.js';
 import { findLines, rowProfile } from '../src/document/layout/lines.js';
 import { foldCurrencyColumns } from '../src/document/table-text.js';
 import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';

@@ -44,7 +44,7 @@ const HELP: Record<string, string> = {
   'check-bundle': `usage: specula check-bundle [DIR] [--device cpu|webgpu|cuda]
   Runs a bundle's graphs under onnxruntime against its golden.json, for each precision it ships on that device.`,
   serve: `usage: specula serve [--role all|api|worker]
-  The GraphQL API on PORT (default 4000); settings from the environment (see infra/README.md).`,
+  The GraphQL API on PORT (default 4000); settings from the environment (see docs/deploy.md).`,
 };
 
 const USAGE = `usage: specula <command> [options]    (specula <command> --help for its options)

@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import type { Precision } from '../engine/bundle/bundle.js';
-import { parseDeviceChoice } from '../engine/bundle/device.js';
+import { type DeviceChoice, parseDeviceChoice } from '../engine/bundle/device.js';
 import { Engine } from '../engine/engine.js';
 import type { DecodingOptions } from '../engine/strategies/options.js';
 import { isWordFormat, renderWordFormat, WORD_FORMAT_TYPES, WORD_FORMATS } from '../document/formats/index.js';
@@ -23,8 +23,9 @@ import { plainError } from './plain-error.js';
  */
 const DOCUMENTS_AHEAD = 3;
 
-export async function parseCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
+/** The command line as parseArgs reads it, with the reading and decoding flags. */
+function parseFlags(argv: string[]) {
+  return parseArgs({
     args: argv,
     allowPositionals: true,
     options: {
@@ -42,29 +43,30 @@ export async function parseCommand(argv: string[]): Promise<number> {
       ...decodingFlags(), // absent: the engine's defaults
     },
   });
-  if (!positionals.length) throw new Error('give at least one FILE to parse');
-  const format = values.json ? 'json' : values.format;
-  const formats = ['markdown', 'json', 'text', ...WORD_FORMATS];
-  if (!formats.includes(format))
-    throw new Error(`--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, got "${values.format}"`);
-  if (format === 'pdf' && !values.out)
-    throw new Error('--format pdf writes a binary file: give --out FILE.pdf (a folder for several files)');
-  // Checked before the model opens; word boxes (an alignment per line) only where the format shows them.
-  const reading = resolveReading({ ...readingFromFlags(values), formats: [format as OutputFormat] });
-  const out = values.out;
-  if (out && positionals.length > 1) await mkdir(out, { recursive: true });
-  const extension = isWordFormat(format)
+}
+
+type ParseFlags = ReturnType<typeof parseFlags>['values'];
+
+/** The file name extension of an output format, for files written under --out. */
+function extensionOf(format: string): string {
+  return isWordFormat(format)
     ? WORD_FORMAT_TYPES[format].extension
     : format === 'markdown'
       ? 'md'
       : format === 'json'
         ? 'json'
         : 'txt';
-  const device = parseDeviceChoice(
-    values.device ?? process.env.SPECULA_DEVICE ?? 'cpu',
-    values.device ? '--device' : 'SPECULA_DEVICE',
-  );
-  const flags = await decodingFromFlags(values);
+}
+
+/**
+ * The line engine, opened with the flags' precision, threads and batch, and the formula reader beside it (null
+ * where formulas are read as text).
+ */
+async function openReaders(
+  values: ParseFlags,
+  device: DeviceChoice,
+  readFormulas: boolean,
+): Promise<{ engine: Engine; formulas: FormulaReader | null }> {
   const threads = Number(values.threads ?? process.env.SPECULA_THREADS ?? 0);
   if (!Number.isInteger(threads) || threads < 0)
     throw new Error(`--threads must be a whole number (0: half the cores), got "${values.threads}"`);
@@ -86,13 +88,116 @@ export async function parseCommand(argv: string[]): Promise<number> {
     ...(threads ? { threads } : {}),
     ...(batch ? { maxBatch: batch } : {}),
   };
-  const formulaModel = reading.formulas ? values['formula-model'] : 'none';
+  const formulaModel = readFormulas ? values['formula-model'] : 'none';
   const formulas =
     formulaModel === 'none'
       ? null
       : formulaModel
         ? new FormulaReader(formulaModel, engineOpts)
         : FormulaReader.shipped(engineOpts);
+  return { engine, formulas };
+}
+
+/** A progress bar over the files on stderr, where there are several and stderr is a terminal. */
+function filesBar(files: number): cliProgress.SingleBar | null {
+  return files > 1 && process.stderr.isTTY
+    ? new cliProgress.SingleBar(
+        { format: 'parse [{bar}] {value}/{total} files | {file}', stream: process.stderr },
+        cliProgress.Presets.shades_classic,
+      )
+    : null;
+}
+
+/** The --format json document: the reading, the decoder's metrics and each stage's milliseconds. */
+function jsonOutput(file: string, page: DocumentReading): string {
+  const m = page.metrics;
+  const metrics = {
+    forwards: m.forwards,
+    drafts: m.drafts,
+    draftTokens: m.draftTokens,
+    acceptedTokens: m.acceptedTokens,
+    meanAcceptanceLength: m.meanAcceptanceLength,
+    acceptanceByPosition: m.acceptanceByPosition,
+    decodeMs: m.decodeMs,
+    draftMs: m.draftMs,
+    visionMs: m.visionMs,
+    lines: m.lines,
+    committedTokens: m.committedTokens,
+    sequenceForwards: m.sequenceForwards,
+    visualTokenRatio: m.visualTokenRatio,
+  };
+  const stages = Object.fromEntries(Object.entries(page.stages).map(([k, v]) => [k, Math.round(v)]));
+  return (
+    JSON.stringify({
+      file,
+      format: page.format,
+      pageCount: page.pageCount,
+      markdown: page.markdown,
+      text: page.text,
+      unreadableLines: page.unreadableLines,
+      metrics,
+      stagesMs: stages,
+      pages: page.pages,
+    }) + '\n'
+  );
+}
+
+/** One document's reading in the format asked for: a word-level rendering, JSON, plain text or markdown. */
+async function renderOutput(
+  format: string,
+  file: string,
+  bytes: Uint8Array,
+  page: DocumentReading,
+): Promise<string | Uint8Array> {
+  if (isWordFormat(format)) {
+    return await renderWordFormat(format, {
+      bytes,
+      fileName: basename(file),
+      format: page.format,
+      pages: page.pages,
+      pdfDpi: DEFAULT_SOURCE_LIMITS.pdfDpi,
+      software: { name: SOFTWARE_NAME, version: softwareVersion() },
+    });
+  }
+  if (format === 'json') return jsonOutput(file, page);
+  return (format === 'text' ? page.text : page.markdown) + '\n';
+}
+
+/** Where one document's output goes: --out (a file in that folder for several files), else stdout. */
+async function writeOutput(
+  output: string | Uint8Array,
+  file: string,
+  files: number,
+  where: { out: string | undefined; format: string; extension: string },
+): Promise<void> {
+  if (where.out) {
+    await writeFile(files > 1 ? join(where.out, `${basename(file)}.${where.extension}`) : where.out, output);
+  } else {
+    if (files > 1 && where.format !== 'json') process.stdout.write(`==> ${file} <==\n`);
+    process.stdout.write(output);
+  }
+}
+
+export async function parseCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv);
+  if (!positionals.length) throw new Error('give at least one FILE to parse');
+  const format = values.json ? 'json' : values.format;
+  const formats = ['markdown', 'json', 'text', ...WORD_FORMATS];
+  if (!formats.includes(format))
+    throw new Error(`--format must be ${formats.slice(0, -1).join(', ')} or ${formats.at(-1)}, got "${values.format}"`);
+  if (format === 'pdf' && !values.out)
+    throw new Error('--format pdf writes a binary file: give --out FILE.pdf (a folder for several files)');
+  // Checked before the model opens; word boxes (an alignment per line) only where the format shows them.
+  const reading = resolveReading({ ...readingFromFlags(values), formats: [format as OutputFormat] });
+  const out = values.out;
+  if (out && positionals.length > 1) await mkdir(out, { recursive: true });
+  const extension = extensionOf(format);
+  const device = parseDeviceChoice(
+    values.device ?? process.env.SPECULA_DEVICE ?? 'cpu',
+    values.device ? '--device' : 'SPECULA_DEVICE',
+  );
+  const flags = await decodingFromFlags(values);
+  const { engine, formulas } = await openReaders(values, device, reading.formulas);
   let decoding: DecodingOptions;
   try {
     decoding = engine.resolve(flags); // once, for every document: bad options are refused before reading anything
@@ -100,13 +205,7 @@ export async function parseCommand(argv: string[]): Promise<number> {
     await engine.close();
     throw e;
   }
-  const bar =
-    positionals.length > 1 && process.stderr.isTTY
-      ? new cliProgress.SingleBar(
-          { format: 'parse [{bar}] {value}/{total} files | {file}', stream: process.stderr },
-          cliProgress.Presets.shades_classic,
-        )
-      : null;
+  const bar = filesBar(positionals.length);
   bar?.start(positionals.length, 0, { file: '' });
   let failed = 0;
   // Several documents are read at once (their pages' layout, vision passes and decoder steps overlap on the
@@ -128,55 +227,8 @@ export async function parseCommand(argv: string[]): Promise<number> {
       bar?.update({ file });
       try {
         const { bytes, page } = await reads[i];
-        let output: string | Uint8Array;
-        if (isWordFormat(format)) {
-          output = await renderWordFormat(format, {
-            bytes,
-            fileName: basename(file),
-            format: page.format,
-            pages: page.pages,
-            pdfDpi: DEFAULT_SOURCE_LIMITS.pdfDpi,
-            software: { name: SOFTWARE_NAME, version: softwareVersion() },
-          });
-        } else if (format === 'json') {
-          const m = page.metrics;
-          const metrics = {
-            forwards: m.forwards,
-            drafts: m.drafts,
-            draftTokens: m.draftTokens,
-            acceptedTokens: m.acceptedTokens,
-            meanAcceptanceLength: m.meanAcceptanceLength,
-            acceptanceByPosition: m.acceptanceByPosition,
-            decodeMs: m.decodeMs,
-            draftMs: m.draftMs,
-            visionMs: m.visionMs,
-            lines: m.lines,
-            committedTokens: m.committedTokens,
-            sequenceForwards: m.sequenceForwards,
-            visualTokenRatio: m.visualTokenRatio,
-          };
-          const stages = Object.fromEntries(Object.entries(page.stages).map(([k, v]) => [k, Math.round(v)]));
-          output =
-            JSON.stringify({
-              file,
-              format: page.format,
-              pageCount: page.pageCount,
-              markdown: page.markdown,
-              text: page.text,
-              unreadableLines: page.unreadableLines,
-              metrics,
-              stagesMs: stages,
-              pages: page.pages,
-            }) + '\n';
-        } else {
-          output = (format === 'text' ? page.text : page.markdown) + '\n';
-        }
-        if (out) {
-          await writeFile(positionals.length > 1 ? join(out, `${basename(file)}.${extension}`) : out, output);
-        } else {
-          if (positionals.length > 1 && format !== 'json') process.stdout.write(`==> ${file} <==\n`);
-          process.stdout.write(output);
-        }
+        const output = await renderOutput(format, file, bytes, page);
+        await writeOutput(output, file, positionals.length, { out, format, extension });
         // Whatever the format, a page that could not be read well says so where a person looks.
         for (const p of page.pages)
           for (const w of p.warnings ?? [])

@@ -12,7 +12,7 @@ export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { role: { type: 'string' }, help: { type: 'boolean' } } });
   if (values.help) {
     console.log(
-      'usage: specula serve [--role all|api|worker]   (settings from the environment: see README and infra/README.md)',
+      'usage: specula serve [--role all|api|worker]   (settings from the environment: see README and docs/deploy.md)',
     );
     return 0;
   }

@@ -5,7 +5,7 @@
  * formula.ts's; this is the rest.
  */
 import type { Glyph } from '../engine/ctc/align.js';
-import type { LineOut } from './assemble.js';
+import type { InlineFormulaOut, LineOut } from './page-tree.js';
 import { cropColumns, type LineCrop } from './crop-lines.js';
 import { MATH_SIGN } from './formula.js';
 import type { Box } from './layout/ink.js';
@@ -161,15 +161,6 @@ export function inlineCandidates(
     }
   });
   return out;
-}
-
-/** Where a formula read within a line sits in its `text` (as `$latex$`, from `start` to `end`), with its box. */
-export interface InlineFormulaOut {
-  start: number;
-  end: number;
-  latex: string;
-  box: Box;
-  confidence: number;
 }
 
 /**

@@ -69,15 +69,14 @@ function pickPages(pageCount: number, range: string | undefined, file: string, l
   return Array.from({ length: pageCount }, (_, i) => i);
 }
 
-// A page that comes out blank from a damaged file is a CORRUPT_PDF, not an empty success: mupdf says so on its
-// log (mupdf.ts), not with an exception.
-function openPdf(
+/** The PDF opened, its page count and the pages to read; on any failure it is freed and the error thrown. */
+function openPdfDocument(
   m: MupdfModule,
   bytes: Uint8Array,
   file: string,
   range: string | undefined,
   limits: SourceLimits,
-): DocumentSource {
+): { doc: mupdf.Document; pageCount: number; pages: number[] } {
   let doc: mupdf.Document;
   drainLog();
   try {
@@ -103,6 +102,19 @@ function openPdf(
     doc.destroy();
     throw e;
   }
+  return { doc, pageCount, pages };
+}
+
+// A page that comes out blank from a damaged file is a CORRUPT_PDF, not an empty success: mupdf says so on its
+// log (mupdf.ts), not with an exception.
+function openPdf(
+  m: MupdfModule,
+  bytes: Uint8Array,
+  file: string,
+  range: string | undefined,
+  limits: SourceLimits,
+): DocumentSource {
+  const { doc, pageCount, pages } = openPdfDocument(m, bytes, file, range, limits);
   /** What mupdf said while opening it: a repaired cross-reference table, missing objects. */
   const damage = drainLog().filter((m) => /repair|missing|cannot find|broken|format error/i.test(m));
   let closed = false;
@@ -128,7 +140,7 @@ function openPdf(
       const page = load(i);
       let out: GrayPage;
       try {
-        out = renderPage(page, i);
+        out = renderPage(m, page, i, file, limits);
       } finally {
         page.destroy(); // WASM memory: a long PDF must not keep every page it has shown
       }
@@ -144,91 +156,98 @@ function openPdf(
       return out;
     },
     textLayer(i: number): string | null {
-      if (!texts.has(i)) {
-        let text: string | null = null;
-        const page = load(i);
-        try {
-          const st = page.toStructuredText('preserve-whitespace');
-          try {
-            text =
-              st
-                .asText()
-                .replace(/[ \t]+/g, ' ')
-                .replace(/\n\s*\n+/g, '\n')
-                .trim() || null;
-          } finally {
-            st.destroy();
-          }
-        } catch {
-          text = null; // no usable text layer: drafting simply has no reference
-        } finally {
-          page.destroy();
-        }
-        texts.set(i, text);
-      }
+      if (!texts.has(i)) texts.set(i, pageText(load(i)));
       return texts.get(i) ?? null;
     },
     textLayerChars(i: number): LayerChar[] | null {
-      const page = load(i);
-      try {
-        const [x0, y0] = page.getBounds();
-        const scale = limits.pdfDpi / 72;
-        const st = page.toStructuredText('preserve-whitespace');
-        try {
-          const out: LayerChar[] = [];
-          st.walk({
-            onChar(c, _origin, _font, _size, q) {
-              const xs = [q[0], q[2], q[4], q[6]];
-              const ys = [q[1], q[3], q[5], q[7]];
-              const [l, t] = [Math.min(...xs), Math.min(...ys)];
-              out.push({
-                c,
-                x: (l - x0) * scale,
-                y: (t - y0) * scale,
-                width: (Math.max(...xs) - l) * scale,
-                height: (Math.max(...ys) - t) * scale,
-              });
-            },
-          });
-          return out.length ? out : null;
-        } finally {
-          st.destroy();
-        }
-      } catch {
-        return null; // no usable text layer: the reading stands on the model alone
-      } finally {
-        page.destroy();
-      }
+      return pageChars(load(i), limits);
     },
   };
+}
 
-  function renderPage(page: mupdf.Page, i: number): GrayPage {
-    const [x0, y0, x1, y1] = page.getBounds();
-    const scale = limits.pdfDpi / 72;
-    const w = Math.ceil((x1 - x0) * scale);
-    const h = Math.ceil((y1 - y0) * scale);
-    if (w * h > limits.maxPixels) {
-      throw new DocumentError(
-        'IMAGE_TOO_LARGE',
-        file,
-        `page ${i} would render at ${w}x${h}, over the limit of ${limits.maxPixels} pixels`,
-      );
-    }
-    let pix: mupdf.Pixmap | null = null;
+/** A page's text layer, whitespace tidied; null where it has none (or none that can be read). Frees the page. */
+function pageText(page: mupdf.Page): string | null {
+  let text: string | null = null;
+  try {
+    const st = page.toStructuredText('preserve-whitespace');
     try {
-      pix = page.toPixmap(m.Matrix.scale(scale, scale), m.ColorSpace.DeviceGray, false);
-      const width = pix.getWidth();
-      const height = pix.getHeight();
-      const stride = pix.getStride();
-      const src = pix.getPixels();
-      const data = new Uint8Array(width * height);
-      for (let y = 0; y < height; y++) data.set(src.subarray(y * stride, y * stride + width), y * width);
-      return { width, height, data };
-    } catch (e) {
-      throw new DocumentError('CORRUPT_PDF', file, `page ${i} cannot be rendered (${(e as Error).message})`);
+      text =
+        st
+          .asText()
+          .replace(/[ \t]+/g, ' ')
+          .replace(/\n\s*\n+/g, '\n')
+          .trim() || null;
     } finally {
-      pix?.destroy();
+      st.destroy();
     }
+  } catch {
+    text = null; // no usable text layer: drafting simply has no reference
+  } finally {
+    page.destroy();
+  }
+  return text;
+}
+
+/** A page's text layer character by character, boxed in the rendered page's pixels; null where it has none. */
+function pageChars(page: mupdf.Page, limits: SourceLimits): LayerChar[] | null {
+  try {
+    const [x0, y0] = page.getBounds();
+    const scale = limits.pdfDpi / 72;
+    const st = page.toStructuredText('preserve-whitespace');
+    try {
+      const out: LayerChar[] = [];
+      st.walk({
+        onChar(c, _origin, _font, _size, q) {
+          const xs = [q[0], q[2], q[4], q[6]];
+          const ys = [q[1], q[3], q[5], q[7]];
+          const [l, t] = [Math.min(...xs), Math.min(...ys)];
+          out.push({
+            c,
+            x: (l - x0) * scale,
+            y: (t - y0) * scale,
+            width: (Math.max(...xs) - l) * scale,
+            height: (Math.max(...ys) - t) * scale,
+          });
+        },
+      });
+      return out.length ? out : null;
+    } finally {
+      st.destroy();
+    }
+  } catch {
+    return null; // no usable text layer: the reading stands on the model alone
+  } finally {
+    page.destroy();
+  }
+}
+
+/** A page drawn in gray at the PDF resolution; refused where it would be over the pixel limit. */
+function renderPage(m: MupdfModule, page: mupdf.Page, i: number, file: string, limits: SourceLimits): GrayPage {
+  const [x0, y0, x1, y1] = page.getBounds();
+  const scale = limits.pdfDpi / 72;
+  const w = Math.ceil((x1 - x0) * scale);
+  const h = Math.ceil((y1 - y0) * scale);
+  if (w * h > limits.maxPixels) {
+    throw new DocumentError(
+      'IMAGE_TOO_LARGE',
+      file,
+      `page ${i} would render at ${w}x${h}, over the limit of ${limits.maxPixels} pixels`,
+    );
+  }
+  let pix: mupdf.Pixmap | null = null;
+  try {
+    pix = page.toPixmap(m.Matrix.scale(scale, scale), m.ColorSpace.DeviceGray, false);
+    const width = pix.getWidth();
+    const height = pix.getHeight();
+    const stride = pix.getStride();
+    const src = pix.getPixels();
+    const data = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) data.set(src.subarray(y * stride, y * stride + width), y * width);
+    return { width, height, data };
+  } catch (e) {
+    throw new DocumentError('CORRUPT_PDF', file, `page ${i} cannot be rendered (${(e as Error).message})`);
+  } finally {
+    pix?.destroy();
   }
 }
 

@@ -2,100 +2,27 @@
  * The engine's front door: open a bundle, then read line crops with the decoding strategy each request
  * chooses. Lines of concurrent requests share the scheduler's batches; text comes back in the caller's order.
  */
-import { type Bundle, type BundleOptions, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle/bundle.js';
+import { type Bundle, closeBundle, DEFAULT_BUNDLE, loadBundle } from './bundle/bundle.js';
 import { type Device, isGpu } from './bundle/device.js';
 import type { Glyph } from './ctc/align.js';
 import { ctcConfidence } from './ctc/confidence.js';
 import { DraftingContext } from './strategies/drafting-context.js';
 import { EngineError } from './errors.js';
 import { unreadScore } from './ctc/script-gate.js';
-import { SpecMetrics, type SpecMetricsSnapshot } from './decode/metrics.js';
+import { SpecMetrics } from './decode/metrics.js';
 import { goldenCrops } from './bundle/warm-up.js';
 import { type DecodingOptions, type UncheckedDecoding, resolveDecoding } from './strategies/options.js';
 import { checkCrop, type GrayCrop, type ImageSpec } from './vision/preprocess.js';
 import { createStrategies } from './strategies/registry.js';
 import { type ForwardObservation, Scheduler, type SchedulerOptions } from './decode/scheduler.js';
-import type { EvidenceFit } from './ctc/score.js';
 import type { LineOutput } from './decode/sequence.js';
 import { runVisionChunks } from './vision/visual-state.js';
-import {
-  type CropPiece,
-  cutWideCrop,
-  joinPieces,
-  MAX_PIECES,
-  type PieceReading,
-  PieceStream,
-} from './vision/wide-crops.js';
+import { type CropPiece, cutWideCrop, MAX_PIECES } from './vision/wide-crops.js';
+import type { EngineOptions, LineReading, ReadMetrics, ReadOptions, RegionReading } from './engine-types.js';
+import { type LineReader, readLine, type Tokens } from './read-line.js';
+import { regionRuns, runTokens, spreadRuns } from './region-runs.js';
 
-export interface LineReading {
-  text: string;
-  ids: number[];
-  /** Mean probability of the committed tokens. */
-  confidence: number;
-  /** The CTC head's own reading: a draft, never the answer. */
-  ctcText: string;
-  /** Asked for (ReadOptions.align): each character of `text` with its crop columns and probability. */
-  glyphs?: Glyph[];
-  /** In a script the model lacks (ReadOptions.unreadScripts): `text` is the CTC head's reading, nothing was decoded. */
-  unread?: boolean;
-  /** Where ReadOptions.evidence offered a text for the line and it was read whole: how well each fits its frames. */
-  fit?: EvidenceFit;
-}
-
-/** A multi-line region read as one sequence: its text (lines joined by '\n') and its lines. */
-export interface RegionReading extends LineReading {
-  lines: string[];
-  /** Asked for (ReadOptions.align): each line's glyphs, in its own crop's columns. */
-  lineGlyphs?: Glyph[][];
-}
-
-export interface ReadMetrics extends SpecMetricsSnapshot {
-  lines: number;
-}
-
-export interface ReadOptions {
-  /** As a request sent them, or resolved once (Engine.resolve) for many reads. */
-  decoding?: UncheckedDecoding;
-  /** Text this document already has (ngram) and its reference; one per document, never shared across tenants. */
-  context?: DraftingContext;
-  /** Share one metrics record across several calls (the pages of one document). */
-  metrics?: SpecMetrics;
-  onLine?: (index: number, reading: LineReading) => void;
-  /** Force-align each line's final text to its CTC frames (glyphs: where each character is, for word boxes). */
-  align?: boolean;
-  /** Committed tokens of line `index` as they are decided; fromDraft marks tokens of an accepted draft. */
-  onTokens?: (index: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
-  signal?: AbortSignal;
-  /**
-   * Lines the bundle's script gate flags (engine/ctc/script-gate.ts) are read by the CTC head alone and marked `unread`
-   * (a caller sets it for a page it has found to be in such a script). No effect on a bundle without a gate.
-   */
-  unreadScripts?: boolean;
-  /**
-   * Per item (line bundles): a text the line may hold, such as a PDF's text layer. Each line read whole comes back
-   * with `fit`, the CTC head's log-likelihood of it and of the reading, taken from the frames the reading used.
-   */
-  evidence?: readonly (string | undefined)[];
-}
-
-export interface EngineOptions extends BundleOptions {
-  /** Most lines in one decoder forward (default `defaultMaxBatch(device)`). */
-  maxBatch?: number;
-  /** Idle this long, the engine lets its recycled batch buffers go (default 2 s). */
-  idleReleaseMs?: number;
-  /** Called after that release (a server passes V8's gc(): the memory is returned then, not at some later GC). */
-  collect?: () => void;
-  /**
-   * Lines the CTC head counts more characters on are read in pieces (vision/wide-crops.ts); default the bundle's
-   * image.readChars. null: every line up to one vision pass wide is read whole, as the model reads it run directly.
-   */
-  readChars?: number | null;
-  /**
-   * On a GPU, read the bundle's golden lines once before the engine is handed out (default true there): the
-   * provider compiles its shaders on a graph's first runs, and a first request should not pay for that.
-   */
-  warmUp?: boolean;
-}
+export type { EngineOptions, LineReading, ReadMetrics, ReadOptions, RegionReading } from './engine-types.js';
 
 /**
  * Lines per decoder forward when the caller does not say. On CPU a forward's cost is mostly per row while the
@@ -273,19 +200,9 @@ export class Engine {
   ): Promise<{ lines: LineReading[]; metrics: ReadMetrics }> {
     const region = this.bundle.config.region;
     if (!region) return this.readLines(blocks.flat(), opts);
-    const runs: { first: number; crops: readonly GrayCrop[] }[] = [];
-    let first = 0;
-    for (const b of blocks) {
-      // A block with a line wider than one vision pass is read line by line, that line in pieces.
-      const step = b.some((c) => c.width > this.bundle.config.image.maxWidth) ? 1 : region.maxLines;
-      for (let i = 0; i < b.length; i += step) runs.push({ first: first + i, crops: b.slice(i, i + step) });
-      first += b.length;
-    }
+    const { runs, count } = regionRuns(blocks, region.maxLines, this.bundle.config.image.maxWidth);
     const metrics = opts.metrics ?? new SpecMetrics();
     const decoding = this.regionDecoding(opts.decoding);
-    const onTokens = opts.onTokens;
-    // A region's tokens go to its lines in turn: a line break moves on to the next line.
-    const seen = runs.map(() => 0);
     const read = await this.read(
       runs.map((r) => r.crops),
       {
@@ -294,45 +211,12 @@ export class Engine {
         metrics,
         decoding,
         onLine: undefined,
-        onTokens: onTokens
-          ? (k, text, fromDraft, drafted) => {
-              let at = 0;
-              for (const part of text.split('\n')) {
-                if (part)
-                  onTokens(
-                    runs[k].first + Math.min(seen[k], runs[k].crops.length - 1),
-                    part,
-                    fromDraft.slice(at, at + part.length),
-                    drafted,
-                  );
-                at += part.length + 1;
-                seen[k]++;
-              }
-              seen[k]--;
-            }
-          : undefined,
+        onTokens: opts.onTokens ? runTokens(runs, opts.onTokens) : undefined,
       },
       true,
     );
-    const lines: LineReading[] = new Array(first);
-    const redo: number[] = [];
-    read.lines.forEach((r, k) => {
-      const texts = r.text.split('\n');
-      if (texts.length !== runs[k].crops.length) {
-        redo.push(k);
-        return;
-      }
-      texts.forEach((text, j) => {
-        const glyphs = read.glyphs[k]?.[j];
-        lines[runs[k].first + j] = {
-          text,
-          ids: this.bundle.tokenizer.encode(text),
-          confidence: r.confidence,
-          ctcText: r.ctcText.split('\n')[j] ?? '',
-          ...(glyphs ? { glyphs } : {}),
-        };
-      });
-    });
+    const lines: LineReading[] = new Array(count);
+    const redo = spreadRuns(read, runs, this.bundle.tokenizer, lines);
     if (redo.length) {
       // With the regions' own verifier: a page's lines are read one way whether or not their run was re-read.
       const again = await this.read(
@@ -344,7 +228,7 @@ export class Engine {
       for (const k of redo) runs[k].crops.forEach((_, j) => (lines[runs[k].first + j] = again.lines[at++]));
     }
     lines.forEach((l, i) => opts.onLine?.(i, l));
-    return { lines, metrics: { lines: first, ...metrics.snapshot() } };
+    return { lines, metrics: { lines: count, ...metrics.snapshot() } };
   }
 
   /** `regions`: the items are read with region decoding (a region bundle's lines, as well as its regions). */
@@ -368,7 +252,6 @@ export class Engine {
     const glyphs: (Glyph[][] | undefined)[] = new Array(items.length);
     const onTokens = opts.onTokens;
     const decoded = (ids: readonly number[]): string => tokenizer.decode(ids);
-    type Tokens = (text: string, fromDraft: readonly boolean[], drafted: number) => void;
     const readOne = (
       crops: readonly GrayCrop[],
       maxChars: number | undefined,
@@ -396,57 +279,15 @@ export class Engine {
           return out;
         });
     const { maxWidth, height } = this.bundle.config.image;
-    const { readChars } = this;
-    /**
-     * One line crop, whole or in pieces (vision/wide-crops.ts). Wider than a vision pass takes: in pieces of readWidth.
-     * Otherwise whole, unless the CTC head reads more than readChars characters on it (the scheduler then sends it
-     * back undecoded): then in pieces sized to hold about readChars each. Pieces are read the same way in turn.
-     */
-    const readLine = async (
-      crop: GrayCrop,
-      tokens: Tokens | undefined,
-      judge = true,
-      evidence?: string,
-    ): Promise<PieceReading & { ids?: number[]; fit?: EvidenceFit }> => {
-      let pieces: CropPiece[];
-      let fit: EvidenceFit | undefined;
-      if (crop.width > maxWidth) pieces = this.piecesOf(crop);
-      else {
-        // A piece a few letters wide, or one the cut could not shorten, is read whole whatever its count.
-        const limit = judge && readChars !== undefined && crop.width > 4 * height ? readChars : undefined;
-        const out = await readOne([crop], limit, tokens, evidence);
-        if (!out.tooLong) {
-          return {
-            text: decoded(out.ids),
-            ids: out.ids,
-            confidence: out.confidence,
-            ctcText: decoded(out.ctc),
-            ...(out.glyphs ? { glyphs: out.glyphs[0] } : {}),
-            ...(out.unread ? { unread: true } : {}),
-            ...(out.fit ? { fit: out.fit } : {}),
-          };
-        }
-        pieces = cutWideCrop(
-          crop,
-          Math.min(this.readWidth, Math.floor((crop.width * (readChars ?? 1)) / out.ctc.length)),
-          maxWidth,
-        );
-        fit = out.fit;
-      }
-      const stream = tokens ? new PieceStream(pieces.length, tokens) : null;
-      const readings = await Promise.all(
-        pieces.map((p, j) =>
-          readLine(
-            p.crop,
-            stream ? (text, fromDraft, drafted) => stream.tokens(j, text, fromDraft, drafted) : undefined,
-            pieces.length > 1,
-          ).then((r) => {
-            stream?.finished(j);
-            return r;
-          }),
-        ),
-      );
-      return { ...joinPieces(pieces, readings), ...(fit ? { fit } : {}) };
+    const { readChars, readWidth } = this;
+    const reader: LineReader = {
+      readOne,
+      decoded,
+      height,
+      maxWidth,
+      readChars,
+      readWidth,
+      piecesOf: (c) => this.piecesOf(c),
     };
     await Promise.all(
       order.map(async (i) => {
@@ -462,7 +303,7 @@ export class Engine {
           reading = { text: decoded(out.ids), ids: out.ids, confidence: out.confidence, ctcText: decoded(out.ctc) };
         } else {
           checkCrop(crops[0], this.imageSpec);
-          const r = await readLine(crops[0], tokens, true, opts.evidence?.[i]);
+          const r = await readLine(reader, crops[0], tokens, true, opts.evidence?.[i]);
           glyphs[i] = r.glyphs ? [r.glyphs] : undefined;
           // A line read whole keeps its own ids; pieces' joined text is encoded once.
           reading = { ...r, ids: r.ids ?? tokenizer.encode(r.text) };

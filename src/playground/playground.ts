@@ -4,66 +4,7 @@
  * live metrics computed from the token deltas, and when the job is done its markdown and the block boxes over
  * the page. Two strategies can run side by side on the same document.
  */
-
-/** Drafter and verifier names are the API's enum values (CTC, DUAL_DIFFUSION), listed by the engine query. */
-interface Strategies {
-  drafters: { name: string; description: string; available: boolean; reason: string | null }[];
-  verifiers: { name: string; description: string }[];
-  defaultDrafter: string;
-  defaultVerifier: string;
-}
-
-interface TokenDelta {
-  __typename: 'TokenDelta';
-  seq: number;
-  page: number;
-  line: number;
-  text: string;
-  fromDraft: boolean[];
-  accepted: number;
-  drafted: number;
-}
-
-type JobEvent =
-  | TokenDelta
-  | { __typename: 'JobDone'; seq: number; metrics: FinalMetrics }
-  | { __typename: 'JobFailed'; seq: number; code: string; message: string }
-  | { __typename: 'JobCancelled' | 'PageDone' | 'RegionDone'; seq: number }
-  | { __typename: 'JobRestarted'; seq: number; attempt: number };
-
-interface FinalMetrics {
-  tokensPerForward: number;
-  forwards: number;
-  sequenceForwards: number;
-  acceptanceByPosition: number[];
-  committedTokens: number;
-  acceptedTokens: number;
-  visualTokenRatio: number;
-}
-
-interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-interface JobResult {
-  status: string;
-  markdown: string | null;
-  error: { code: string; message: string } | null;
-  pages: {
-    index: number;
-    width: number;
-    height: number;
-    rotation: number;
-    blocks: { type: string; order: number; box: Box }[];
-  }[];
-}
-
-interface GqlError {
-  message: string;
-  extensions?: { code?: string };
-}
+import type { FinalMetrics, GqlError, JobEvent, JobResult, Marked, Strategies, TokenDelta } from './types.js';
 
 const $ = <T extends Element>(sel: string, root: ParentNode = document): T => root.querySelector(sel) as T;
 
@@ -87,16 +28,17 @@ function firstError(body: { errors?: GqlError[] }): ApiError | null {
   return e ? new ApiError(e.extensions?.code ?? 'ERROR', e.message) : null;
 }
 
-async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const res = await fetch('/graphql', {
-    method: 'POST',
-    headers: headers({ 'content-type': 'application/json' }),
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = (await res.json()) as { data?: T; errors?: GqlError[] };
-  const err = firstError(body);
+/** POST to /graphql and return the data, or throw the first error. */
+async function post<T>(extraHeaders: Record<string, string>, body: BodyInit): Promise<T> {
+  const res = await fetch('/graphql', { method: 'POST', headers: headers(extraHeaders), body });
+  const json = (await res.json()) as { data?: T; errors?: GqlError[] };
+  const err = firstError(json);
   if (err) throw err;
-  return body.data as T;
+  return json.data as T;
+}
+
+async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  return post<T>({ 'content-type': 'application/json' }, JSON.stringify({ query, variables }));
 }
 
 async function upload(file: File, decoding: Record<string, unknown>): Promise<string> {
@@ -110,15 +52,8 @@ async function upload(file: File, decoding: Record<string, unknown>): Promise<st
   );
   form.set('map', JSON.stringify({ 0: ['variables.input.file'] }));
   form.set('0', file, file.name);
-  const res = await fetch('/graphql', {
-    method: 'POST',
-    headers: headers({ 'x-graphql-yoga-csrf': 'playground' }),
-    body: form,
-  });
-  const body = (await res.json()) as { data?: { createParseJob: { id: string } }; errors?: GqlError[] };
-  const err = firstError(body);
-  if (err) throw err;
-  return (body.data as { createParseJob: { id: string } }).createParseJob.id;
+  const data = await post<{ createParseJob: { id: string } }>({ 'x-graphql-yoga-csrf': 'playground' }, form);
+  return data.createParseJob.id;
 }
 
 const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) {
@@ -179,10 +114,6 @@ const SERVER_TABLE = new RegExp(
   String.raw`^<table>\n(?:<\/?(?:thead|tbody)>\n|<tr>(?:${SERVER_CELL})*<\/tr>\n)*<\/table>\s*$`,
 );
 
-interface Marked {
-  parse(md: string): string;
-  use(ext: unknown): void;
-}
 let markedReady: Promise<Marked> | null = null;
 function markdownRenderer(): Promise<Marked> {
   markedReady ??= (import('/playground/vendor/marked.js' as string) as Promise<{ marked: Marked }>).then(
@@ -205,10 +136,7 @@ function markdownRenderer(): Promise<Marked> {
 }
 
 /** The uploaded image as the server read it: turned by the page's rotation, at the page's size. */
-async function turnedImage(
-  file: File,
-  page: { width: number; height: number; rotation: number },
-): Promise<HTMLCanvasElement> {
+async function turnedImage(file: File, page: JobResult['pages'][number]): Promise<HTMLCanvasElement> {
   const img = new Image();
   img.src = URL.createObjectURL(file);
   await img.decode();
@@ -265,6 +193,12 @@ class RunView {
     $<HTMLElement>(`[data-m="${name}"]`, this.el).textContent = value;
   }
 
+  /** Acceptance by draft position, in percent, for the first eight positions; `none` when nothing was drafted. */
+  private acceptance(percents: number[], none: string): void {
+    const shown = percents.slice(0, 8).map((p) => `${p}%`);
+    this.metric('acc', shown.join(' ') || none);
+  }
+
   private lineEl(page: number, line: number): HTMLElement {
     const key = `${page}:${line}`;
     let el = this.lines.get(key);
@@ -302,13 +236,8 @@ class RunView {
     this.metric('tpf', (this.tokens / this.steps).toFixed(2));
     this.metric('steps', String(this.steps));
     this.metric('tokens', `${this.tokens} (${this.fromDrafts} from drafts)`);
-    this.metric(
-      'acc',
-      this.reached
-        .slice(0, 8)
-        .map((n, i) => `${Math.round((100 * (this.acceptedAt[i] ?? 0)) / n)}%`)
-        .join(' ') || '–',
-    );
+    const percents = this.reached.map((n, i) => Math.round((100 * (this.acceptedAt[i] ?? 0)) / n));
+    this.acceptance(percents, '–');
   }
 
   restart(attempt: number): void {
@@ -324,13 +253,8 @@ class RunView {
     window.clearInterval(this.timer);
     this.metric('tpf', m.tokensPerForward.toFixed(2));
     this.metric('steps', `${m.sequenceForwards} (${m.forwards} batched forwards)`);
-    this.metric(
-      'acc',
-      m.acceptanceByPosition
-        .slice(0, 8)
-        .map((a) => `${Math.round(a * 100)}%`)
-        .join(' ') || 'no drafts',
-    );
+    const percents = m.acceptanceByPosition.map((a) => Math.round(a * 100));
+    this.acceptance(percents, 'no drafts');
     this.metric(
       'tokens',
       `${m.committedTokens} (${m.acceptedTokens} from drafts), visual tokens ` +
@@ -361,16 +285,13 @@ class RunView {
       const boxes = page.blocks
         .map(
           (b) =>
-            `<rect x="${b.box.x}" y="${b.box.y}" width="${b.box.width}" ` +
-            `height="${b.box.height}" ` +
-            `stroke="${colors[b.type] ?? '#27c'}"><title>${b.order}: ` +
-            `${b.type}</title></rect>`,
+            `<rect x="${b.box.x}" y="${b.box.y}" width="${b.box.width}" height="${b.box.height}" ` +
+            `stroke="${colors[b.type] ?? '#27c'}"><title>${b.order}: ${b.type}</title></rect>`,
         )
         .join('');
       holder.innerHTML =
-        `<svg class="boxes" viewBox="0 0 ${page.width} ` +
-        `${page.height}">${boxes}</svg><figcaption>page ` +
-        `${page.index}${page.rotation ? `, read turned ${page.rotation}°` : ''}</figcaption>`;
+        `<svg class="boxes" viewBox="0 0 ${page.width} ${page.height}">${boxes}</svg>` +
+        `<figcaption>page ${page.index}${page.rotation ? `, read turned ${page.rotation}°` : ''}</figcaption>`;
       holder.style.aspectRatio = `${page.width} / ${page.height}`;
       if (isImage) holder.prepend(await turnedImage(file, page));
       pages.append(holder);
@@ -401,9 +322,8 @@ async function run(file: File, fieldset: HTMLFieldSetElement, title: string): Pr
     if (end?.__typename === 'JobFailed') throw new ApiError(end.code, end.message);
     if (end?.__typename !== 'JobDone') throw new ApiError('STREAM_ENDED', 'the event stream ended before the job did');
     const { parseJob } = await gql<{ parseJob: JobResult }>(
-      `query($id: ID!) { parseJob(id: $id) { status markdown error { code ` +
-        `message } pages { index width height rotation blocks { type order box ` +
-        `{ x y width height } } } } }`,
+      'query($id: ID!) { parseJob(id: $id) { status markdown error { code message } pages { index width height ' +
+        'rotation blocks { type order box { x y width height } } } } }',
       { id },
     );
     await view.done(end.metrics, parseJob, file);

@@ -31,7 +31,7 @@ import { engineInfo } from './engine-info.js';
 import { serveHealth } from './health.js';
 import { createLogger, type Logger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
-import { createReporter, flushReports } from './sentry.js';
+import { createReporter, flushReports, type Reporter } from './sentry.js';
 
 export interface StartOptions {
   logger?: Logger;
@@ -72,6 +72,166 @@ function workerHttp(metrics: ServerMetrics, ready: () => Promise<boolean>, closi
   });
 }
 
+/** What the roles' parts share once the backends are open and the engine (if any) is loaded. */
+interface Parts {
+  config: ServerConfig;
+  logger: Logger;
+  report: Reporter;
+  backends: Backends;
+  jobs: Jobs;
+  engine: Engine | null;
+  metrics: ServerMetrics;
+  workerId: string;
+  /** This process's own worker stats; null without an engine. */
+  localStats: () => WorkerStats | null;
+}
+
+/** The config the API serves with: its upload limit lowered to what the blob store keeps. */
+function withUploadLimit(config: ServerConfig): ServerConfig {
+  // Redis keeps uploads in memory: an upload may not be larger than what the blob store will keep.
+  const uploadBytes = config.redisUrl
+    ? Math.min(config.limits.uploadBytes, config.redisBlobMaxBytes)
+    : config.limits.uploadBytes;
+  return { ...config, limits: { ...config.limits, uploadBytes } };
+}
+
+/** Open the job backends (in memory, or in Redis with SPECULA_REDIS_URL), logging when Redis goes and comes back. */
+function openBackends(config: ServerConfig, logger: Logger): Promise<Backends> {
+  return createBackends({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    blobDir: config.blobDir,
+    redisBlobMaxBytes: config.redisBlobMaxBytes,
+    retentionSeconds: config.retentionSeconds,
+    jobAttempts: config.jobAttempts,
+    tenantConcurrency: config.tenantConcurrency,
+    tenantRatePerMinute: config.tenantRatePerMinute,
+    lockMs: config.lockMs,
+    shutdownGraceMs: config.shutdownGraceMs,
+    failFast: config.role === 'api',
+    onRedisState: (connection, state, err) => {
+      if (state === 'down')
+        logger.warn(
+          { connection, err: err?.message },
+          'redis unreachable: requests that need it answer STORE_UNAVAILABLE until it is back',
+        );
+      else logger.info({ connection }, 'redis reachable again');
+    },
+  });
+}
+
+/** This process's worker stats, read off its engine and metrics (what a heartbeat reports to the fleet). */
+function workerStats(engine: Engine | null, metrics: ServerMetrics, workerId: string): () => WorkerStats | null {
+  return () =>
+    engine && {
+      worker: workerId,
+      device: engine.bundle.device,
+      queuedLines: engine.stats.queued,
+      activeLines: engine.stats.active,
+      maxBatch: engine.maxBatch,
+      forwards: metrics.forwards,
+      committed: metrics.committed,
+      rowForwards: metrics.rowForwards,
+      forwardMs: metrics.forwardMs,
+    };
+}
+
+/**
+ * Take jobs off the queue with this process's engine, and (under Redis) report to the fleet on a heartbeat.
+ * Returns what close must stop, and the formula reader it must close.
+ */
+function startEngineWork(p: Parts, engine: Engine): { stops: (() => void)[]; formulas: FormulaReader | null } {
+  const { config, backends, metrics, logger, workerId } = p;
+  const stops: (() => void)[] = [];
+  stops.push(engine.observeForwards((o) => metrics.forward(o)));
+  const limits = { ...DEFAULT_SOURCE_LIMITS, maxPixels: config.limits.pixels, maxPages: config.limits.pages };
+  const formulas = formulaReader(config, engine.bundle.device);
+  startWorker(
+    { engine, formulas, ...backends, limits, report: (e, jobId) => p.report(e, { jobId }) },
+    backends.queue,
+    config.concurrency,
+    {
+      started: (jobId) => {
+        metrics.jobStarted();
+        logger.info({ jobId, worker: workerId }, 'job started');
+      },
+      finished: (jobId, status, ms) => {
+        metrics.jobFinished(status);
+        logger.info({ jobId, status, ms: Math.round(ms), worker: workerId }, 'job finished');
+      },
+    },
+  );
+  if (backends.mode === 'redis') {
+    const beat = (): void => {
+      const s = p.localStats();
+      if (s) backends.fleet.report(s).catch((e: unknown) => logger.warn({ err: e }, 'worker heartbeat failed'));
+    };
+    beat();
+    const timer = setInterval(beat, HEARTBEAT_MS);
+    stops.push(() => clearInterval(timer));
+  }
+  return { stops, formulas };
+}
+
+/** Serve the GraphQL API (roles all and api) on the configured port. */
+async function serveApi(
+  p: Parts,
+  keys: ApiKeys,
+  effective: ServerConfig,
+  ready: () => Promise<boolean>,
+): Promise<{ app: App; port: number }> {
+  const { config, backends, engine, logger } = p;
+  // In one process the stats are read off the engine directly; an API instance sums the workers' reports.
+  const bundle = engine ? engine.bundle : apiBundle(config);
+  const workers = async (): Promise<WorkerStats[]> =>
+    backends.mode === 'embedded' || config.role === 'all'
+      ? [p.localStats()].filter((s): s is WorkerStats => s !== null)
+      : backends.fleet.workers();
+  const app = createApp({
+    schema,
+    config: effective,
+    keys,
+    jobs: p.jobs,
+    engine: engineInfo(bundle, workers),
+    fetchUrl: config.urlInput.enabled ? urlFetcher(config.urlInput.timeoutMs) : null,
+    metrics: p.metrics,
+    logger,
+    report: p.report,
+    ready,
+    // GraphiQL's bundle (9 MB of JavaScript) loads only when it is asked for.
+    ...(config.graphiql ? { renderGraphiQL: (await import('@graphql-yoga/render-graphiql')).renderGraphiQL } : {}),
+  });
+  const port = await app.listen();
+  logger.info(
+    { port, role: config.role, mode: backends.mode, anonymous: keys.allowAnonymous, tenants: keys.size },
+    `serving http://localhost:${port}/graphql`,
+  );
+  return { app, port };
+}
+
+/** Serve a worker's health and metrics (role worker) on its own port. */
+async function serveWorkerHttp(
+  p: Parts,
+  ready: () => Promise<boolean>,
+  stopping: () => boolean,
+): Promise<{ workerServer: Server; port: number }> {
+  const { config, engine } = p;
+  const workerServer = workerHttp(p.metrics, ready, stopping);
+  const port = await listen(workerServer, config.workerPort, config.host);
+  p.logger.info(
+    {
+      port,
+      role: config.role,
+      mode: p.backends.mode,
+      worker: p.workerId,
+      model: engine?.bundle.config.name,
+      device: engine?.bundle.device,
+    },
+    'worker up',
+  );
+  return { workerServer, port };
+}
+
 export async function startServer(config: ServerConfig, opts: StartOptions = {}): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger(config.logLevel);
   const { role } = config;
@@ -85,32 +245,8 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const runsWorker = role !== 'api';
   const keys = runsApi ? ApiKeys.fromConfig(config) : null; // fails fast on a bad key list, before the model loads
   const report = await createReporter(config.sentryDsn, logger);
-  // Redis keeps uploads in memory: an upload may not be larger than what the blob store will keep.
-  const uploadBytes = config.redisUrl
-    ? Math.min(config.limits.uploadBytes, config.redisBlobMaxBytes)
-    : config.limits.uploadBytes;
-  const effective: ServerConfig = { ...config, limits: { ...config.limits, uploadBytes } };
-  const made = await createBackends({
-    redisUrl: config.redisUrl,
-    prefix: config.redisPrefix,
-    blobDir: config.blobDir,
-    redisBlobMaxBytes: config.redisBlobMaxBytes,
-    retentionSeconds: config.retentionSeconds,
-    jobAttempts: config.jobAttempts,
-    tenantConcurrency: config.tenantConcurrency,
-    tenantRatePerMinute: config.tenantRatePerMinute,
-    lockMs: config.lockMs,
-    shutdownGraceMs: config.shutdownGraceMs,
-    failFast: role === 'api',
-    onRedisState: (connection, state, err) => {
-      if (state === 'down')
-        logger.warn(
-          { connection, err: err?.message },
-          'redis unreachable: requests that need it answer STORE_UNAVAILABLE until it is back',
-        );
-      else logger.info({ connection }, 'redis reachable again');
-    },
-  });
+  const effective = withUploadLimit(config);
+  const made = await openBackends(config, logger);
   const backends: Backends = { ...made, ...opts.backends };
   const jobs = new Jobs(backends);
 
@@ -120,49 +256,9 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     ...(engine ? { engineLoad: () => ({ queued: engine.stats.queued, active: engine.stats.active }) } : {}),
   });
   const workerId = `${hostname()}:${process.pid}`;
-  const localStats = (): WorkerStats | null =>
-    engine && {
-      worker: workerId,
-      device: engine.bundle.device,
-      queuedLines: engine.stats.queued,
-      activeLines: engine.stats.active,
-      maxBatch: engine.maxBatch,
-      forwards: metrics.forwards,
-      committed: metrics.committed,
-      rowForwards: metrics.rowForwards,
-      forwardMs: metrics.forwardMs,
-    };
-  const stops: (() => void)[] = [];
-  let formulas: FormulaReader | null = null;
-  if (engine) {
-    stops.push(engine.observeForwards((o) => metrics.forward(o)));
-    const limits = { ...DEFAULT_SOURCE_LIMITS, maxPixels: config.limits.pixels, maxPages: config.limits.pages };
-    formulas = formulaReader(config, engine.bundle.device);
-    startWorker(
-      { engine, formulas, ...backends, limits, report: (e, jobId) => report(e, { jobId }) },
-      backends.queue,
-      config.concurrency,
-      {
-        started: (jobId) => {
-          metrics.jobStarted();
-          logger.info({ jobId, worker: workerId }, 'job started');
-        },
-        finished: (jobId, status, ms) => {
-          metrics.jobFinished(status);
-          logger.info({ jobId, status, ms: Math.round(ms), worker: workerId }, 'job finished');
-        },
-      },
-    );
-    if (backends.mode === 'redis') {
-      const beat = (): void => {
-        const s = localStats();
-        if (s) backends.fleet.report(s).catch((e: unknown) => logger.warn({ err: e }, 'worker heartbeat failed'));
-      };
-      beat();
-      const timer = setInterval(beat, HEARTBEAT_MS);
-      stops.push(() => clearInterval(timer));
-    }
-  }
+  const localStats = workerStats(engine, metrics, workerId);
+  const p: Parts = { config, logger, report, backends, jobs, engine, metrics, workerId, localStats };
+  const { stops, formulas } = engine ? startEngineWork(p, engine) : { stops: [], formulas: null };
 
   let app: App | null = null;
   let workerServer: Server | null = null;
@@ -175,45 +271,9 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     return imagesLoad && backends.ping();
   };
   if (runsApi && keys) {
-    // In one process the stats are read off the engine directly; an API instance sums the workers' reports.
-    const bundle = engine ? engine.bundle : apiBundle(config);
-    const workers = async (): Promise<WorkerStats[]> =>
-      backends.mode === 'embedded' || role === 'all'
-        ? [localStats()].filter((s): s is WorkerStats => s !== null)
-        : backends.fleet.workers();
-    app = createApp({
-      schema,
-      config: effective,
-      keys,
-      jobs,
-      engine: engineInfo(bundle, workers),
-      fetchUrl: config.urlInput.enabled ? urlFetcher(config.urlInput.timeoutMs) : null,
-      metrics,
-      logger,
-      report,
-      ready,
-      // GraphiQL's bundle (9 MB of JavaScript) loads only when it is asked for.
-      ...(config.graphiql ? { renderGraphiQL: (await import('@graphql-yoga/render-graphiql')).renderGraphiQL } : {}),
-    });
-    port = await app.listen();
-    logger.info(
-      { port, role, mode: backends.mode, anonymous: keys.allowAnonymous, tenants: keys.size },
-      `serving http://localhost:${port}/graphql`,
-    );
+    ({ app, port } = await serveApi(p, keys, effective, ready));
   } else {
-    workerServer = workerHttp(metrics, ready, () => stopping);
-    port = await listen(workerServer, config.workerPort, config.host);
-    logger.info(
-      {
-        port,
-        role,
-        mode: backends.mode,
-        worker: workerId,
-        model: engine?.bundle.config.name,
-        device: engine?.bundle.device,
-      },
-      'worker up',
-    );
+    ({ workerServer, port } = await serveWorkerHttp(p, ready, () => stopping));
   }
   // The image library loads once the server answers, not before (src/document/sharp.ts). A failure is reported now,
   // not by the first job, and /readyz turns 503.

@@ -10,16 +10,11 @@
  */
 import { assemblePage, type LineOut, type PageOut, UNREADABLE_MARK } from '../document/assemble.js';
 import { cropLines, type LineCrop } from '../document/crop-lines.js';
-import type { PageLayout, LayoutLine } from '../document/layout/analyze.js';
-import type { Box } from '../document/layout/ink.js';
-import { FALLBACK_CONFIDENCE, formulaVerdict, type FormulaVerdict, looksLikeFormula } from '../document/formula.js';
-import { inlineCandidates, type InlineFormula, withInlineFormulas } from '../document/inline-formulas.js';
+import type { PageLayout } from '../document/layout/analyze.js';
 import { preparePageOffThread, type PreparedPage } from '../document/layout/off-thread.js';
 import { cropLineImage } from '../document/line-image.js';
 import { PAGE_BREAK } from '../document/markdown.js';
 import { inSourceFrame, type PageFrame } from '../document/page-geometry.js';
-import { isMonospace, pitchOf } from '../document/monospace.js';
-import { lineWords } from '../document/word-boxes.js';
 import type { Turn } from '../document/orientation.js';
 import {
   DEFAULT_SOURCE_LIMITS,
@@ -28,17 +23,18 @@ import {
   openSource,
   type SourceLimits,
 } from '../document/source.js';
-import type { Glyph } from '../engine/ctc/align.js';
 import { DraftingContext } from '../engine/strategies/drafting-context.js';
 import type { Engine, LineReading, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/decode/metrics.js';
 import { type DecodingOptions, type UncheckedDecoding, MAX_REFERENCE_CHARS } from '../engine/strategies/options.js';
 import { drafterSpec } from '../engine/strategies/registry.js';
-import type { FormulaReader, FormulaReading } from './formula-reader.js';
+import type { FormulaReader } from './formula-reader.js';
+import { lineOut } from './line-out.js';
+import { readFormulas } from './page-formulas.js';
 import { howToRead } from './page-turn.js';
-import { distrust, pageWarnings } from './reading-trust.js';
-import { layerAgrees, layerText, layerWins, layerWords } from './text-layer.js';
+import { pageWarnings } from './reading-trust.js';
+import { layerAgrees, layerText } from './text-layer.js';
 import { type ReadingOptions, resolveReading } from '../options/reading-options.js';
 
 export interface DocumentReading {
@@ -113,11 +109,6 @@ function withWarnings(page: PageOut, lines: readonly LineOut[], lineHeight: numb
   const unreadableLines = lines.filter((l) => l.unreadable).length;
   const warnings = pageWarnings(lines, lineHeight);
   return { ...page, unreadableLines, ...(warnings.length ? { warnings } : {}) };
-}
-
-/** A monospace line's pitch in page pixels (monospace.ts), from where its glyphs lie in its crop. */
-function monospace(glyphs: readonly Glyph[] | undefined, crop: LineCrop, box: Box): { pitch?: number } {
-  return glyphs && isMonospace(glyphs) ? { pitch: (pitchOf(glyphs) * (crop.place ?? box).width) / crop.width } : {};
 }
 
 type Decoding = ReadDocumentOptions['decoding'];
@@ -203,111 +194,6 @@ async function preparePage(
   return { size: { width: rendered.width, height: rendered.height }, prepared, crops, unreadScript };
 }
 
-/** A line's formula reading and what it was judged to be (document/formula.ts). */
-interface FormulaRead {
-  reading: FormulaReading;
-  verdict: FormulaVerdict;
-}
-
-/**
- * Lines of a page that read like mathematics, read again by the formula reader (one batch per page): display
- * formulas whole, and runs of words within prose lines that read as mathematics, cut from their line's crop where
- * the alignment of its text puts them (document/inline-formulas.ts).
- */
-async function readFormulas(
-  reader: FormulaReader | null | undefined,
-  layout: PageLayout,
-  lines: readonly LineReading[],
-  crops: readonly LineCrop[],
-  decoding: Decoding,
-  signal: AbortSignal,
-): Promise<{ formulas: Map<number, FormulaRead>; inlineRead: Map<number, InlineFormula[]> }> {
-  const formulas = new Map<number, FormulaRead>();
-  const inlineRead = new Map<number, InlineFormula[]>();
-  if (!reader) return { formulas, inlineRead };
-  // Set apart as a display formula is: its block's only line, or a line taller than type (limits, fractions).
-  const alone = layout.blocks.flatMap((b) =>
-    b.lines.map(
-      (l) =>
-        (b.lines.length === 1 && (b.type === 'paragraph' || b.type === 'heading')) ||
-        l.band.height >= 1.4 * layout.lineHeight,
-    ),
-  );
-  const candidates = lines.flatMap((l, i) => (!l.unread && looksLikeFormula(l.text, alone[i]) ? [i] : []));
-  const inline = inlineCandidates(lines, crops, new Set(candidates));
-  if (!candidates.length && !inline.length) return { formulas, inlineRead };
-  const read = await reader.read([...candidates.map((i) => crops[i]), ...inline.map((c) => c.crop)], decoding, signal);
-  for (const [j, i] of candidates.entries())
-    formulas.set(i, {
-      reading: read[j],
-      verdict: await formulaVerdict(read[j].text, read[j].capped, read[j].confidence, lines[i].confidence),
-    });
-  for (const [j, c] of inline.entries()) {
-    const f = read[candidates.length + j];
-    // Only LaTeX that renders, read with more confidence than the text reader read those words: anything else keeps
-    // the words as read (a run of symbols the formula reader cannot close is text, not a flag on the whole line).
-    if ((await formulaVerdict(f.text, f.capped, f.confidence, c.textConfidence)) !== 'latex') continue;
-    const list = inlineRead.get(c.line) ?? [];
-    list.push({ ...c, latex: f.text, confidence: f.confidence });
-    inlineRead.set(c.line, list);
-  }
-  return { formulas, inlineRead };
-}
-
-/**
- * One line as the page gives it: a formula's LaTeX; the PDF's text layer where it is offered and stands for the
- * reading (text-layer.ts); else the reading, marked where it is not to be trusted (reading-trust.ts).
- */
-function lineOut(
-  l: LayoutLine,
-  line: LineReading,
-  crop: LineCrop,
-  formula: FormulaRead | undefined,
-  inline: InlineFormula[] | undefined,
-  layer: { chars: LayerChar[]; text: string | undefined } | null,
-  opts: Settled,
-): LineOut {
-  const wantWords = opts.words;
-  if (formula?.verdict === 'latex') {
-    // Word boxes of a formula: the formula is one "word" over its ink (hOCR, ALTO and a searchable PDF hold it
-    // whole; its characters have no columns of their own in LaTeX).
-    const f = formula.reading;
-    const whole = { text: f.text, box: l.band, confidence: f.confidence };
-    const words = wantWords ? { words: [opts.chars ? { ...whole, chars: [] } : whole] } : {};
-    return { box: l.box, text: f.text, confidence: f.confidence, formula: 'latex', ...words };
-  }
-  const verdict = formula?.verdict ?? 'text';
-  if (layer && !inline && verdict === 'text' && !line.unread && layerWins(line.text, layer.text, line.fit)) {
-    const words = wantWords ? { words: layerWords(layer.chars, l.band, line.confidence, opts.chars) } : {};
-    return {
-      box: l.box,
-      text: layer.text,
-      confidence: line.confidence,
-      textLayer: true,
-      ...words,
-      ...monospace(line.glyphs, crop, l.box),
-    };
-  }
-  // (Glyphs are aligned for every line; words only where asked for.)
-  const words =
-    line.glyphs && wantWords ? { words: lineWords(crop, crop.place ?? l.box, line.glyphs, { chars: opts.chars }) } : {};
-  const fallback = verdict === 'fallback' ? { formula: 'fallback' as const } : {};
-  const confidence = verdict === 'fallback' ? Math.min(line.confidence, FALLBACK_CONFIDENCE) : line.confidence;
-  const why = line.unread ? null : distrust(line);
-  const untrusted = why ? { unreadable: true, distrust: why } : {};
-  const out: LineOut = {
-    box: l.box,
-    text: line.text,
-    confidence,
-    ...(line.unread ? { unread: true } : {}),
-    ...untrusted,
-    ...words,
-    ...fallback,
-    ...monospace(line.glyphs, crop, l.box),
-  };
-  return inline ? withInlineFormulas(out, inline) : out;
-}
-
 export function plainText(pages: readonly PageOut[]): string {
   return pages
     .map((p) =>
@@ -340,6 +226,112 @@ export async function readDocument(
   }
 }
 
+/** What every page of one document is read with, besides the page itself. */
+interface DocumentRun {
+  engine: Engine;
+  source: DocumentSource;
+  opts: Settled;
+  /** The decoding as asked, with the text layer as its reference (withReference): the formula reader's. */
+  input: Decoding;
+  /** The decoding resolved once for the document. */
+  decoding: DecodingOptions;
+  context: DraftingContext;
+  metrics: SpecMetrics;
+  stages: PageStages & { assemble: number };
+  /** Stops the decoding of every page: the caller's cancel, or one page failing. */
+  signal: AbortSignal;
+}
+
+/** A page handed to the engine: what its assembly needs once its lines are read. */
+interface StartedPage {
+  index: number;
+  layout: PageLayout;
+  crops: LineCrop[];
+  /** The PDF's text layer, where the page is read as drawn. */
+  layer: LayerChar[] | null;
+  /** Each line's text in the layer, offered to the engine as evidence. */
+  evidence: (string | undefined)[] | undefined;
+  frame: PageFrame;
+}
+
+/**
+ * One page's work up to handing its lines to the engine. A function of its own so that its rasters (two of 11 MB
+ * for a docbank page) go when it returns, not when the loop's next turn overwrites them. The reading comes back in
+ * a record: returned bare, the async function would wait for it.
+ */
+async function startPage(run: DocumentRun, index: number): Promise<{ reading: Promise<PageOut>; lines: number }> {
+  const { engine, source, opts } = run;
+  const { size, prepared, crops, unreadScript } = await preparePage(engine, source, index, opts, run.stages);
+  const { layout } = prepared;
+  layout.rotation = prepared.turn;
+  // A born-digital page read as drawn: its text layer's characters lie on the lines' bands (text-layer.ts).
+  const asDrawn = source.format === 'pdf' && opts.textLayer && prepared.turn === 0 && prepared.degrees === 0;
+  const layer = asDrawn ? source.textLayerChars(index) : null;
+  const bands = layout.blocks.flatMap((b) => b.lines.map((l) => l.band));
+  const evidence = layer && !prepared.oneLine ? bands.map((b) => layerText(layer, b)) : undefined;
+  // Every box in the page as it came in, whichever way it was turned and straightened to be read. Taken here so
+  // that the reading below holds none of the page's rasters while its lines decode.
+  const frame: PageFrame = {
+    ...size,
+    turn: prepared.turn,
+    degrees: prepared.degrees,
+    ...(prepared.sheet ? { sheet: prepared.sheet } : {}),
+  };
+  const onTokens = opts.onTokens;
+  // A region bundle reads a paragraph's lines as regions; everything else (tables, headings, furniture) line by
+  // line.
+  let at = 0;
+  const groups = layout.blocks.flatMap((b) => {
+    const mine = crops.slice(at, (at += b.lines.length));
+    return b.type === 'paragraph' || b.type === 'list_item' ? [mine] : mine.map((c) => [c]);
+  });
+  const reading = engine
+    .readBlocks(groups, {
+      decoding: run.decoding,
+      context: run.context,
+      metrics: run.metrics,
+      // Always: where the glyphs lie says which lines are code (monospace.ts), besides word boxes and inline
+      // formulas.
+      align: true,
+      signal: run.signal,
+      unreadScripts: unreadScript,
+      ...(evidence ? { evidence } : {}),
+      ...(onTokens
+        ? {
+            onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) =>
+              onTokens(index, line, text, fromDraft, drafted),
+          }
+        : {}),
+    })
+    .then((r) => finishPage(run, { index, layout, crops, layer, evidence, frame }, r.lines));
+  return { reading, lines: crops.length };
+}
+
+/** A page whose lines are read: its formulas read again, each line settled, and the page assembled. */
+async function finishPage(run: DocumentRun, page: StartedPage, lines: readonly LineReading[]): Promise<PageOut> {
+  const { opts } = run;
+  const { index, layout, crops, layer, evidence } = page;
+  const { formulas, inlineRead } = await readFormulas(opts.formulas, layout, lines, crops, run.input, run.signal);
+  const t2 = performance.now();
+  const layerHolds =
+    evidence !== undefined && layerAgrees(lines.map((l, i) => ({ reading: l.text, layer: evidence[i] })));
+  let k = 0;
+  const texts: LineOut[][] = layout.blocks.map((b) =>
+    b.lines.map((l) => {
+      const i = k++;
+      const offer = layer && layerHolds ? { chars: layer, text: evidence?.[i] } : null;
+      return lineOut(l, lines[i], crops[i], formulas.get(i), inlineRead.get(i), offer, opts);
+    }),
+  );
+  const done = inSourceFrame(
+    withWarnings(assemblePage(index, layout, texts, opts), texts.flat(), layout.lineHeight),
+    page.frame,
+  );
+  run.stages.assemble += performance.now() - t2;
+  opts.onPage?.(done);
+  return done;
+}
+
 async function readSource(engine: Engine, source: DocumentSource, opts: Settled): Promise<DocumentReading> {
   const input = withReference(opts.decoding, source);
   // Once per document (options a job resolved already come back as they are); bad ones fail before rendering.
@@ -355,88 +347,13 @@ async function readSource(engine: Engine, source: DocumentSource, opts: Settled)
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   if (opts.signal?.aborted) stop.abort();
   const pending: Promise<PageOut>[] = [];
+  const run: DocumentRun = { engine, source, opts, input, decoding, context, metrics, stages, signal: stop.signal };
   try {
-    // One page's work up to handing its lines to the engine. A function of its own so that its rasters (two of 11 MB
-    // for a docbank page) go when it returns, not when the loop's next turn overwrites them. The reading comes back in
-    // a record: returned bare, the async function would wait for it.
-    const startPage = async (index: number): Promise<{ reading: Promise<PageOut> }> => {
-      const { size, prepared, crops, unreadScript } = await preparePage(engine, source, index, opts, stages);
-      const { layout } = prepared;
-      layout.rotation = prepared.turn;
-      // A born-digital page read as drawn: its text layer's characters lie on the lines' bands (text-layer.ts).
-      const asDrawn = source.format === 'pdf' && opts.textLayer && prepared.turn === 0 && prepared.degrees === 0;
-      const layer = asDrawn ? source.textLayerChars(index) : null;
-      const bands = layout.blocks.flatMap((b) => b.lines.map((l) => l.band));
-      const evidence = layer && !prepared.oneLine ? bands.map((b) => layerText(layer, b)) : undefined;
-      // Every box in the page as it came in, whichever way it was turned and straightened to be read. Taken here so
-      // that the reading below holds none of the page's rasters while its lines decode.
-      const frame: PageFrame = {
-        ...size,
-        turn: prepared.turn,
-        degrees: prepared.degrees,
-        ...(prepared.sheet ? { sheet: prepared.sheet } : {}),
-      };
-      lineCount += crops.length;
-      const onTokens = opts.onTokens;
-      // A region bundle reads a paragraph's lines as regions; everything else (tables, headings, furniture) line by
-      // line.
-      let at = 0;
-      const groups = layout.blocks.flatMap((b) => {
-        const mine = crops.slice(at, (at += b.lines.length));
-        return b.type === 'paragraph' || b.type === 'list_item' ? [mine] : mine.map((c) => [c]);
-      });
-      const reading = engine
-        .readBlocks(groups, {
-          decoding,
-          context,
-          metrics,
-          // Always: where the glyphs lie says which lines are code (monospace.ts), besides word boxes and inline
-          // formulas.
-          align: true,
-          signal: stop.signal,
-          unreadScripts: unreadScript,
-          ...(evidence ? { evidence } : {}),
-          ...(onTokens
-            ? {
-                onTokens: (line: number, text: string, fromDraft: readonly boolean[], drafted: number) =>
-                  onTokens(index, line, text, fromDraft, drafted),
-              }
-            : {}),
-        })
-        .then(async (r) => {
-          const { formulas, inlineRead } = await readFormulas(
-            opts.formulas,
-            layout,
-            r.lines,
-            crops,
-            input,
-            stop.signal,
-          );
-          const t2 = performance.now();
-          const layerHolds =
-            evidence !== undefined && layerAgrees(r.lines.map((l, i) => ({ reading: l.text, layer: evidence[i] })));
-          let k = 0;
-          const texts: LineOut[][] = layout.blocks.map((b) =>
-            b.lines.map((l) => {
-              const i = k++;
-              const offer = layer && layerHolds ? { chars: layer, text: evidence?.[i] } : null;
-              return lineOut(l, r.lines[i], crops[i], formulas.get(i), inlineRead.get(i), offer, opts);
-            }),
-          );
-          const done = inSourceFrame(
-            withWarnings(assemblePage(index, layout, texts, opts), texts.flat(), layout.lineHeight),
-            frame,
-          );
-          stages.assemble += performance.now() - t2;
-          opts.onPage?.(done);
-          return done;
-        });
-      return { reading };
-    };
     for (const index of source.pages) {
       if (pending.length >= PAGES_AHEAD) await pending[pending.length - PAGES_AHEAD].catch(() => undefined);
       if (stop.signal.aborted) break;
-      const { reading } = await startPage(index);
+      const { reading, lines } = await startPage(run, index);
+      lineCount += lines;
       reading.catch(() => stop.abort()); // handled by Promise.all below; abort the rest at once
       pending.push(reading);
     }

@@ -12,7 +12,7 @@ import type { Engine } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import type { BlobStore } from '../jobs/blob-store.js';
 import { type JobError, type JobResult, searchablePdfKey } from '../jobs/job-record.js';
-import { formatsOf, resolveReading } from '../options/reading-options.js';
+import { formatsOf, type OutputFormat, resolveReading } from '../options/reading-options.js';
 import { BlobTooLargeError } from '../jobs/redis-blob-store.js';
 import type { EventLog } from '../jobs/events.js';
 import { type JobRun, WorkerStopping } from '../jobs/queue.js';
@@ -118,8 +118,6 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     });
     await chain;
     const metrics = { ...doc.metrics };
-    const rendered: Partial<Record<Exclude<WordFormat, 'pdf'>, string>> = {};
-    let pdf: JobResult['pdf'];
     const render: RenderInput = {
       bytes,
       fileName: job.input.fileName,
@@ -128,23 +126,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
       pdfDpi: limits.pdfDpi,
       software: { name: SOFTWARE_NAME, version: softwareVersion() },
     };
-    for (const f of ['hocr', 'alto', 'tsv'] as const) if (formats.has(f)) rendered[f] = renderTextFormat(f, render);
-    if (formats.has('pdf')) {
-      const out = await searchablePdf(render);
-      try {
-        await blobs.put(searchablePdfKey(jobId), out);
-        pdf = { bytes: out.length };
-      } catch (e) {
-        // The text results stand; only the PDF is missing, and the job says why.
-        pdf = {
-          error:
-            e instanceof BlobTooLargeError
-              ? `the searchable PDF is ${out.length} bytes, over this deployment's limit of ${e.limit}`
-              : 'the searchable PDF could not be stored',
-        };
-        if (!(e instanceof BlobTooLargeError)) deps.report?.(e, jobId);
-      }
-    }
+    const { rendered, pdf } = await renderFormats(deps, jobId, render, formats);
     const done = await store.transition(jobId, ['running'], {
       status: 'succeeded',
       progress: { pagesDone: doc.pages.length, pagesTotal: doc.pages.length },
@@ -165,20 +147,55 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
     if (done) await events.publish(jobId, { type: 'done', metrics });
   } catch (e) {
     await chain;
-    if (signal.reason instanceof WorkerStopping) throw signal.reason;
-    if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
-      if (await store.transition(jobId, ['running'], { status: 'cancelled' }))
-        await events.publish(jobId, { type: 'cancelled' });
-    } else {
-      const typed = e instanceof DocumentError || e instanceof EngineError;
-      if (!typed) deps.report?.(e, jobId);
-      const error: JobError = typed
-        ? { code: e.code, message: e.message }
-        : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
-      if (await store.transition(jobId, ['running'], { status: 'failed', error }))
-        await events.publish(jobId, { type: 'failed', ...error });
-    }
+    await endUnfinished(deps, jobId, signal, e);
   }
   // Only now, with the job final, are its bytes no longer needed (a retry after an outage needs them).
   await blobs.delete(jobId).catch((e: unknown) => deps.report?.(e, jobId));
+}
+
+/** The word-level renderings the job asked for; the searchable PDF is stored apart, or the job says why it is not. */
+async function renderFormats(
+  deps: WorkerDeps,
+  jobId: string,
+  render: RenderInput,
+  formats: ReadonlySet<OutputFormat>,
+): Promise<{ rendered: Partial<Record<Exclude<WordFormat, 'pdf'>, string>>; pdf: JobResult['pdf'] }> {
+  const rendered: Partial<Record<Exclude<WordFormat, 'pdf'>, string>> = {};
+  let pdf: JobResult['pdf'];
+  for (const f of ['hocr', 'alto', 'tsv'] as const) if (formats.has(f)) rendered[f] = renderTextFormat(f, render);
+  if (formats.has('pdf')) {
+    const out = await searchablePdf(render);
+    try {
+      await deps.blobs.put(searchablePdfKey(jobId), out);
+      pdf = { bytes: out.length };
+    } catch (e) {
+      // The text results stand; only the PDF is missing, and the job says why.
+      pdf = {
+        error:
+          e instanceof BlobTooLargeError
+            ? `the searchable PDF is ${out.length} bytes, over this deployment's limit of ${e.limit}`
+            : 'the searchable PDF could not be stored',
+      };
+      if (!(e instanceof BlobTooLargeError)) deps.report?.(e, jobId);
+    }
+  }
+  return { rendered, pdf };
+}
+
+/** A job that ended without a result: cancelled, or failed with a typed error (else INTERNAL, and reported). */
+async function endUnfinished(deps: WorkerDeps, jobId: string, signal: AbortSignal, e: unknown): Promise<void> {
+  const { store, events } = deps;
+  if (signal.reason instanceof WorkerStopping) throw signal.reason;
+  if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
+    if (await store.transition(jobId, ['running'], { status: 'cancelled' }))
+      await events.publish(jobId, { type: 'cancelled' });
+  } else {
+    const typed = e instanceof DocumentError || e instanceof EngineError;
+    if (!typed) deps.report?.(e, jobId);
+    const error: JobError = typed
+      ? { code: e.code, message: e.message }
+      : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
+    if (await store.transition(jobId, ['running'], { status: 'failed', error }))
+      await events.publish(jobId, { type: 'failed', ...error });
+  }
 }

@@ -26,6 +26,49 @@ export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
   const cell = Math.max(2, Math.round(lineHeight / 4));
   const gw = Math.ceil(ink.width / cell);
   const gh = Math.ceil(ink.height / cell);
+  const dense = denseCells(ink, cell, gw, gh);
+  // A scan's dark border inks (nearly) whole rows or columns of cells: it goes first, unreported, so that it
+  // does not join the pictures it touches into one page-sized blob.
+  const erase = takeOutBorders(dense, gw, gh);
+  const { found, members } = denseComponents(dense, gw, gh);
+  const minCells = Math.ceil((MIN_SIDE * lineHeight) / cell);
+  // Cells with all eight neighbours dense: a photograph's mass has many; letters of large bold type, strokes a
+  // couple of cells wide, have few.
+  const interior = (cells: readonly number[]): number =>
+    cells.filter((i) => {
+      const cx = i % gw;
+      const cy = (i - cx) / gw;
+      if (cx === 0 || cy === 0 || cx === gw - 1 || cy === gh - 1) return false;
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) if (!dense[i + dy * gw + dx]) return false;
+      return true;
+    }).length;
+  const boxes: Box[] = [];
+  found.forEach((c, k) => {
+    if (c.x1 - c.x0 + 1 < minCells || c.y1 - c.y0 + 1 < minCells) return;
+    // Large bold type is dense but thin: it stays, to be read.
+    if (interior(members[k]) < MIN_INTERIOR * c.cells) return;
+    if (c.cells >= MIN_FILL * (c.x1 - c.x0 + 1) * (c.y1 - c.y0 + 1)) {
+      // A compact blob is a picture: its whole box goes, light areas included (their sparse dots would
+      // still bridge a gutter).
+      boxes.push({
+        x: c.x0 * cell,
+        y: c.y0 * cell,
+        width: Math.min(ink.width, (c.x1 + 1) * cell) - c.x0 * cell,
+        height: Math.min(ink.height, (c.y1 + 1) * cell) - c.y0 * cell,
+      });
+      for (let gy = c.y0; gy <= c.y1; gy++) erase.fill(1, gy * gw + c.x0, gy * gw + c.x1 + 1);
+    } else {
+      // A sprawling one (pictures run together, a frame) is not one box: only its own dense cells go, so text
+      // that sits in the box's empty corners stays.
+      for (const i of members[k]) erase[i] = 1;
+    }
+  });
+  eraseCells(ink, erase, cell, gw, gh);
+  return mergeOverlapping(boxes).sort((a, b) => a.y - b.y || a.x - b.x);
+}
+
+/** The grid of `cell`-pixel cells over the page (gw by gh), 1 where a cell is densely inked. */
+function denseCells(ink: InkMap, cell: number, gw: number, gh: number): Uint8Array {
   const dense = new Uint8Array(gw * gh);
   for (let gy = 0; gy < gh; gy++) {
     const y0 = gy * cell;
@@ -40,8 +83,11 @@ export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
       if (n >= DENSE * (y1 - y0) * (x1 - x0)) dense[gy * gw + gx] = 1;
     }
   }
-  // A scan's dark border inks (nearly) whole rows or columns of cells: it goes first, unreported, so that it
-  // does not join the pictures it touches into one page-sized blob.
+  return dense;
+}
+
+/** Take a scan's dark border out of the dense cells; return the cells to erase, the border's to begin with. */
+function takeOutBorders(dense: Uint8Array, gw: number, gh: number): Uint8Array {
   const erase = new Uint8Array(gw * gh);
   for (let gy = 0; gy < gh; gy++) {
     let n = 0;
@@ -54,10 +100,23 @@ export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
     if (n >= BORDER * gh) for (let gy = 0; gy < gh; gy++) if (dense[gy * gw + gx]) erase[gy * gw + gx] = 1;
   }
   for (let i = 0; i < dense.length; i++) if (erase[i]) dense[i] = 0;
-  // Connected dense cells (8-neighbourhood), each component boxed in cells.
+  return erase;
+}
+
+/** A component of dense cells: its box in cells (inclusive) and how many cells it holds. */
+interface Component {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  cells: number;
+}
+
+/** Connected dense cells (8-neighbourhood), each component boxed in cells: the boxes, and each one's cells. */
+function denseComponents(dense: Uint8Array, gw: number, gh: number): { found: Component[]; members: number[][] } {
   const seen = new Uint8Array(gw * gh);
   const members: number[][] = [];
-  const found: { x0: number; y0: number; x1: number; y1: number; cells: number }[] = [];
+  const found: Component[] = [];
   const stack: number[] = [];
   for (let start = 0; start < dense.length; start++) {
     if (!dense[start] || seen[start]) continue;
@@ -96,38 +155,11 @@ export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
     found.push({ x0, y0, x1, y1, cells });
     members.push(mine);
   }
-  const minCells = Math.ceil((MIN_SIDE * lineHeight) / cell);
-  // Cells with all eight neighbours dense: a photograph's mass has many; letters of large bold type, strokes a
-  // couple of cells wide, have few.
-  const interior = (cells: readonly number[]): number =>
-    cells.filter((i) => {
-      const cx = i % gw;
-      const cy = (i - cx) / gw;
-      if (cx === 0 || cy === 0 || cx === gw - 1 || cy === gh - 1) return false;
-      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) if (!dense[i + dy * gw + dx]) return false;
-      return true;
-    }).length;
-  const boxes: Box[] = [];
-  found.forEach((c, k) => {
-    if (c.x1 - c.x0 + 1 < minCells || c.y1 - c.y0 + 1 < minCells) return;
-    // Large bold type is dense but thin: it stays, to be read.
-    if (interior(members[k]) < MIN_INTERIOR * c.cells) return;
-    if (c.cells >= MIN_FILL * (c.x1 - c.x0 + 1) * (c.y1 - c.y0 + 1)) {
-      // A compact blob is a picture: its whole box goes, light areas included (their sparse dots would
-      // still bridge a gutter).
-      boxes.push({
-        x: c.x0 * cell,
-        y: c.y0 * cell,
-        width: Math.min(ink.width, (c.x1 + 1) * cell) - c.x0 * cell,
-        height: Math.min(ink.height, (c.y1 + 1) * cell) - c.y0 * cell,
-      });
-      for (let gy = c.y0; gy <= c.y1; gy++) erase.fill(1, gy * gw + c.x0, gy * gw + c.x1 + 1);
-    } else {
-      // A sprawling one (pictures run together, a frame) is not one box: only its own dense cells go, so text
-      // that sits in the box's empty corners stays.
-      for (const i of members[k]) erase[i] = 1;
-    }
-  });
+  return { found, members };
+}
+
+/** Erase the ink of the cells marked in `erase`, and of a cell's width around each. */
+function eraseCells(ink: InkMap, erase: Uint8Array, cell: number, gw: number, gh: number): void {
   for (let gy = 0; gy < gh; gy++) {
     for (let gx = 0; gx < gw; gx++) {
       if (!erase[gy * gw + gx]) continue;
@@ -138,7 +170,6 @@ export function takeOutPictures(ink: InkMap, lineHeight: number): Box[] {
       for (let y = y0; y < y1; y++) ink.data.fill(0, y * ink.width + x0, y * ink.width + x1);
     }
   }
-  return mergeOverlapping(boxes).sort((a, b) => a.y - b.y || a.x - b.x);
 }
 
 /** One picture's light and dark parts can be separate components whose boxes overlap: join them. */

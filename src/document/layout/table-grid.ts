@@ -137,27 +137,7 @@ export function tableGrid(
     body.length < 2 && parts.length > 1
       ? parts.map((p): [number, number] => [p.x, p.x + p.width])
       : columnsOf(body.length ? body : rows);
-  const colOf = (s: Segment): [number, number] => {
-    // The columns a cell overlaps: a heading set over several spans them all.
-    let first = -1;
-    let last = -1;
-    cols.forEach(([a, b], c) => {
-      if (s.x0 < b && a < s.x1) {
-        if (first < 0) first = c;
-        last = c;
-      }
-    });
-    if (first < 0) {
-      // In a gutter (a short heading centred between columns): the column it is nearest.
-      const mid = (s.x0 + s.x1) / 2;
-      let best = 0;
-      cols.forEach(([a, b], c) => {
-        if (Math.abs((a + b) / 2 - mid) < Math.abs((cols[best][0] + cols[best][1]) / 2 - mid)) best = c;
-      });
-      first = last = best;
-    }
-    return [first, last];
-  };
+  const colOf = (s: Segment): [number, number] => columnsOfCell(cols, s);
   // How far apart the rows are set (the median gap between bands).
   const pitch = median(
     bands
@@ -165,8 +145,84 @@ export function tableGrid(
       .map((b, i) => b.y - (bands[i].y + bands[i].height))
       .filter((g) => g > 0),
   );
-  // A label on several lines beside a row's figures (set level with its middle line, or its first): its other lines
-  // hold cells in the first column only, closer to it than the rows are set apart.
+  rows = ruledRows(stubLabels(rows, bands, pitch, colOf), rules, region, lh).map((m) => m.segs);
+  const { cells, spans } = placeCells(rows, cols, colOf, { rules, lh, page, region });
+  foldFormulaRows(cells, spans, lh, page, region);
+  let headerRows = 1;
+  while (headerRows < rows.length - 1 && !cells[headerRows][0].length && cells[headerRows].some((c) => c.length))
+    headerRows++;
+  // Where the first row heads the stub column too ("Source"), a row under it with an empty stub is a band within
+  // the body, not more header.
+  return {
+    rows: cells.length,
+    cols: cols.length,
+    cells,
+    spans,
+    headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows,
+  };
+}
+
+/** The columns a cell overlaps: a heading set over several spans them all. */
+function columnsOfCell(cols: readonly [number, number][], s: Segment): [number, number] {
+  let first = -1;
+  let last = -1;
+  cols.forEach(([a, b], c) => {
+    if (s.x0 < b && a < s.x1) {
+      if (first < 0) first = c;
+      last = c;
+    }
+  });
+  if (first < 0) {
+    // In a gutter (a short heading centred between columns): the column it is nearest.
+    const mid = (s.x0 + s.x1) / 2;
+    let best = 0;
+    cols.forEach(([a, b], c) => {
+      if (Math.abs((a + b) / 2 - mid) < Math.abs((cols[best][0] + cols[best][1]) / 2 - mid)) best = c;
+    });
+    first = last = best;
+  }
+  return [first, last];
+}
+
+/** Where a table's cells are placed: its rules, line height, page and region. */
+interface CellPlacing {
+  rules: readonly Box[];
+  lh: number;
+  page: GrayPage;
+  region: Box;
+}
+
+/**
+ * The columns a rule just under this cell covers (at least half of each), if it is the only cell of its row over it.
+ */
+function underRule(
+  s: Segment,
+  row: readonly Segment[],
+  cols: readonly [number, number][],
+  rules: readonly Box[],
+  lh: number,
+): [number, number] | null {
+  const bottom = s.band.y + s.band.height;
+  const rule = rules.find(
+    (r) => r.y >= bottom - 2 && r.y <= bottom + 0.8 * lh && r.x <= s.x0 + 0.5 * lh && r.x + r.width >= s.x1 - 0.5 * lh,
+  );
+  if (!rule || row.some((o) => o !== s && o.x0 < rule.x + rule.width && rule.x < o.x1)) return null;
+  const covered = cols
+    .map(([a, b], c) => [c, Math.min(b, rule.x + rule.width) - Math.max(a, rule.x) >= 0.5 * (b - a)] as const)
+    .filter(([, on]) => on);
+  return covered.length ? [covered[0][0], covered[covered.length - 1][0]] : null;
+}
+
+/**
+ * A label on several lines beside a row's figures (set level with its middle line, or its first): its other lines
+ * hold cells in the first column only, closer to it than the rows are set apart. Rows with such lines folded in.
+ */
+function stubLabels(
+  rows: Segment[][],
+  bands: readonly Box[],
+  pitch: number,
+  colOf: (s: Segment) => [number, number],
+): { segs: Segment[]; bands: Box[] }[] {
   const merged: { segs: Segment[]; bands: Box[] }[] = [];
   const gapAbove = (i: number): number => (i ? bands[i].y - (bands[i - 1].y + bands[i - 1].height) : Infinity);
   const stubOnly = (i: number): boolean => rows[i].every((s) => colOf(s)[1] === 0);
@@ -199,29 +255,23 @@ export function tableGrid(
     merged.push({ segs: [...segs], bands: [bands[i]] });
   });
   if (carried) merged.push(carried);
-  rows = ruledRows(merged, rules, region, lh).map((m) => m.segs);
+  return merged;
+}
+
+/** Each row's cells into the grid's columns (a cell over several, or headed by a rule over several, spans them). */
+function placeCells(
+  rows: Segment[][],
+  cols: readonly [number, number][],
+  colOf: (s: Segment) => [number, number],
+  { rules, lh, page, region }: CellPlacing,
+): { cells: LayoutLine[][][]; spans: TableSpan[] } {
   const cells: LayoutLine[][][] = rows.map(() => cols.map(() => []));
   const spans: TableSpan[] = [];
-  /**
-   * The columns a rule just under this cell covers (at least half of each), if it is the only cell of its row over it.
-   */
-  const underRule = (s: Segment, row: readonly Segment[]): [number, number] | null => {
-    const bottom = s.band.y + s.band.height;
-    const rule = rules.find(
-      (r) =>
-        r.y >= bottom - 2 && r.y <= bottom + 0.8 * lh && r.x <= s.x0 + 0.5 * lh && r.x + r.width >= s.x1 - 0.5 * lh,
-    );
-    if (!rule || row.some((o) => o !== s && o.x0 < rule.x + rule.width && rule.x < o.x1)) return null;
-    const covered = cols
-      .map(([a, b], c) => [c, Math.min(b, rule.x + rule.width) - Math.max(a, rule.x) >= 0.5 * (b - a)] as const)
-      .filter(([, on]) => on);
-    return covered.length ? [covered[0][0], covered[covered.length - 1][0]] : null;
-  };
   rows.forEach((segs, r) => {
     const taken = new Map<number, number>();
     for (const s of segs) {
       const own = colOf(s);
-      const ruled = underRule(s, segs);
+      const ruled = underRule(s, segs, cols, rules, lh);
       const [c0, c1] = ruled && ruled[0] <= own[0] && ruled[1] >= own[1] ? ruled : own;
       // Pieces of one cell on one line (a gap inside the cell as wide as a gutter): one line, read once.
       const same = cells[r][c0].find((l) => l.band.y === s.band.y && l.band.height === s.band.height);
@@ -234,19 +284,7 @@ export function tableGrid(
     for (const [c0, c1] of taken) if (c1 > c0) spans.push({ row: r, col: c0, rowSpan: 1, colSpan: c1 - c0 + 1 });
   });
   for (const row of cells) for (const cell of row) cell.sort((a, b) => a.band.y - b.band.y || a.band.x - b.band.x);
-  foldFormulaRows(cells, spans, lh, page, region);
-  let headerRows = 1;
-  while (headerRows < rows.length - 1 && !cells[headerRows][0].length && cells[headerRows].some((c) => c.length))
-    headerRows++;
-  // Where the first row heads the stub column too ("Source"), a row under it with an empty stub is a band within
-  // the body, not more header.
-  return {
-    rows: cells.length,
-    cols: cols.length,
-    cells,
-    spans,
-    headerRows: cells[0][0].length && headerRows > 1 ? 1 : headerRows,
-  };
+  return { cells, spans };
 }
 
 /** A table is ruled row by row when at least this many rules run across it between its lines. */

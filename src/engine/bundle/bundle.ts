@@ -3,7 +3,6 @@
  * (present, hash as recorded) so a missing or corrupt file is reported by name, not as an opaque ORT error.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import * as z from 'zod';
@@ -22,6 +21,7 @@ import { PACKAGE_ROOT } from '../../package-root.js';
 import { EngineError } from '../errors.js';
 import { HeadSession } from './head-session.js';
 import { ScriptGateSchema } from '../ctc/script-gate.js';
+import { checkThreads, decoderThreads, visionThreads } from './threads.js';
 import { Tokenizer } from './tokenizer.js';
 import { InProcessVision, RestartingVision, type VisionHead, type VisionRunner } from '../vision/runner.js';
 
@@ -133,6 +133,7 @@ export const BundleConfigSchema = z.object({
 export type BundleConfig = z.infer<typeof BundleConfigSchema>;
 
 export type { Device, DeviceChoice } from './device.js';
+export { checkThreads, decoderThreads, visionThreads } from './threads.js';
 
 /** The drafter heads a bundle may carry beside its decoder, each its own ONNX file with the MTP head contract. */
 export const HEAD_FILES = ['mtp', 'pmtp'] as const;
@@ -283,40 +284,6 @@ async function openSession(path: string, device: Device, threads: number): Promi
   } catch (e) {
     throw loadFailure(e, path, device);
   }
-}
-
-/**
- * The decoder's intra-op threads when the caller does not say: half the cores, because the vision worker, the
- * layout thread and the main thread keep the other half busy (docs/benchmarks.md has the paired runs).
- */
-/**
- * Threads past this many per core only queue behind each other (and 100,000 of them held a host at load 317 for
- * minutes): a count above it is refused, not run.
- */
-const THREADS_PER_CORE = 4;
-
-/** A thread count the sessions can be opened with: a whole number from 1 to THREADS_PER_CORE a core. */
-export function checkThreads(threads: number, cores: number = availableParallelism()): void {
-  const most = THREADS_PER_CORE * cores;
-  if (!Number.isInteger(threads) || threads < 1 || threads > most) {
-    throw new EngineError(
-      'INVALID_OPTIONS',
-      `threads must be a whole number from 1 to ${most} (${THREADS_PER_CORE} ` +
-        `a core, ${cores} cores here), got ${threads}`,
-    );
-  }
-}
-
-export function decoderThreads(cores: number = availableParallelism()): number {
-  return Math.max(1, Math.floor(cores / 2));
-}
-
-/**
- * The vision worker's intra-op threads beside the decoder's `threads`: half of them, rounded up, because on the
- * CPU the two run at once on the same cores and a vision pass on fewer threads spends less CPU per column.
- */
-export function visionThreads(threads: number): number {
-  return Math.max(1, Math.ceil(threads / 2));
 }
 
 async function openVision(file: BundleFile, device: Device, threads: number, head: VisionHead): Promise<VisionRunner> {

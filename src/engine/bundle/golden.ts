@@ -11,7 +11,7 @@ import { decodeGreedy } from '../decode/greedy.js';
 import { KvCache } from '../decode/kv-cache.js';
 import { kvFeeds, takesPositionMask } from '../decode/decoder-step.js';
 import { ctcLogSoftmax } from '../ctc/head.js';
-import { runVision } from '../vision/visual-state.js';
+import { runVision, type VisualState } from '../vision/visual-state.js';
 
 interface Packed {
   shape: number[];
@@ -95,19 +95,11 @@ function maxDiff(a: Float32Array, b: Float32Array, name: string, file: string): 
 
 const sum = (a: Float32Array): number => a.reduce((s, x) => s + x, 0);
 
-export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
-  const file = join(bundle.dir, bundle.config.golden);
-  const g = JSON.parse(readFileSync(file, 'utf8')) as Golden;
-  const { nLayers: L, nHeads: H, headDim: dh } = bundle.config.dims;
-  const checks: GoldenReport['checks'] = [];
-  // The int8 vision graph answers to its own tolerance (config.json's int8.tolerance, set by
-  // training/quantize.py from what it measured), and so do the decoder's outputs, which carry its error; the
-  // float graphs to golden.json's. The drafter heads read only their own golden inputs: golden.json's tolerance.
-  const int8 = bundle.precision === 'int8' ? bundle.config.int8?.tolerance : undefined;
-  const visionTol = int8?.vision ?? g.tolerance;
-  const decoderTol = int8?.decoder ?? g.tolerance;
-  const sumTol = int8 ? int8.vision : 1e-4;
-  const expect = (name: string, got: Float32Array, want: Float32Array, tol = g.tolerance): void => {
+/** Compare `got` with `want`, record the difference, and throw past `tol` (default golden.json's tolerance). */
+type Expect = (name: string, got: Float32Array, want: Float32Array, tol?: number) => void;
+
+function expecter(checks: GoldenReport['checks'], file: string, tolerance: number): Expect {
+  return (name, got, want, tol = tolerance) => {
     const d = maxDiff(got, want, name, file);
     checks.push({ name, maxAbsDiff: d });
     if (!(d <= tol))
@@ -117,7 +109,33 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
         file,
       );
   };
+}
 
+export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
+  const file = join(bundle.dir, bundle.config.golden);
+  const g = JSON.parse(readFileSync(file, 'utf8')) as Golden;
+  const checks: GoldenReport['checks'] = [];
+  // The int8 vision graph answers to its own tolerance (config.json's int8.tolerance, set by
+  // training/quantize.py from what it measured), and so do the decoder's outputs, which carry its error; the
+  // float graphs to golden.json's. The drafter heads read only their own golden inputs: golden.json's tolerance.
+  const int8 = bundle.precision === 'int8' ? bundle.config.int8?.tolerance : undefined;
+  const expect = expecter(checks, file, g.tolerance);
+  const vis = await checkVision(bundle, g, expect, int8);
+  await checkDecoder(bundle, g, vis, expect, int8?.decoder ?? g.tolerance, file);
+  await checkHeads(bundle, g, expect, file);
+  const texts = await checkGreedy(bundle, g, vis, file);
+  return { checks, texts };
+}
+
+/** The vision pass on golden.json's pixels: CTC logits and means, mask, and the visual K/V's sums. */
+async function checkVision(
+  bundle: Bundle,
+  g: Golden,
+  expect: Expect,
+  int8: { vision: number } | undefined,
+): Promise<VisualState> {
+  const visionTol = int8?.vision ?? g.tolerance;
+  const sumTol = int8 ? int8.vision : 1e-4;
   const px = g.vision.inputs.pixels;
   const pixels = unpack(px);
   const vis = await runVision(bundle, {
@@ -153,8 +171,20 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
     Float32Array.of(0),
     sumTol,
   );
+  return vis;
+}
 
-  const B = px.shape[0];
+/** The decoder on golden.json's prefill, windowed prefill (where the decoder takes one) and step. */
+async function checkDecoder(
+  bundle: Bundle,
+  g: Golden,
+  vis: VisualState,
+  expect: Expect,
+  decoderTol: number,
+  file: string,
+): Promise<void> {
+  const { nLayers: L, nHeads: H, headDim: dh } = bundle.config.dims;
+  const B = g.vision.inputs.pixels.shape[0];
   const perToken = takesPositionMask(bundle.decoder);
   if (perToken !== Boolean(g.windowed)) {
     throw new EngineError(
@@ -230,7 +260,10 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
   const step = await run(g.step.inputs.tokens, g.step.inputs.positions, cache.k, cache.v, c, g.step.inputs.attn_bias);
   expect('step.logits', step.logits.data as Float32Array, unpack(g.step.expected.logits), decoderTol);
   expect('step.vis_attn', step.vis_attn.data as Float32Array, unpack(g.step.expected.vis_attn), decoderTol);
+}
 
+/** Each drafter head on its own golden inputs, where the bundle has the head or its golden. */
+async function checkHeads(bundle: Bundle, g: Golden, expect: Expect, file: string): Promise<void> {
   for (const head of HEAD_FILES) {
     const golden = g[head];
     const session = await bundle[head]?.session();
@@ -254,7 +287,10 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
     expect(`${head}.logits`, out.logits.data as Float32Array, unpack(golden.outputs.logits));
     expect(`${head}.next_state`, out.next_state.data as Float32Array, unpack(golden.outputs.next_state));
   }
+}
 
+/** Greedy decoding of the golden lines: the texts must be PyTorch's, exactly. */
+async function checkGreedy(bundle: Bundle, g: Golden, vis: VisualState, file: string): Promise<string[]> {
   const greedy = await decodeGreedy(bundle, vis);
   const texts = greedy.ids.map((ids) => bundle.tokenizer.decode(ids));
   texts.forEach((text, i) => {
@@ -267,5 +303,5 @@ export async function checkGolden(bundle: Bundle): Promise<GoldenReport> {
       );
     }
   });
-  return { checks, texts };
+  return texts;
 }

@@ -6,62 +6,29 @@
  * are per line, so requests with different strategies share forwards.
  */
 import type { Bundle } from '../bundle/bundle.js';
-import { measureCosts } from './calibrate.js';
-import { type CostTable, DraftLengthPolicy, type DraftLengthSetting } from '../strategies/draft-length.js';
-import type { Drafter } from '../strategies/drafters/drafter.js';
-import { lineGlyphs } from '../ctc/align.js';
-import { evidenceFit } from '../ctc/score.js';
+import type { CostTable } from '../strategies/draft-length.js';
 import { EngineError } from '../errors.js';
 import { FloatPool } from './float-pool.js';
-import { unreadScore } from '../ctc/script-gate.js';
 import { KvCache } from './kv-cache.js';
-import { checkCrop, type GrayCrop } from '../vision/preprocess.js';
+import { decodedOutput, withoutTooLong, withoutUnread } from './line-results.js';
+import { checkTask, DraftPolicies, sequencesFor } from './line-tasks.js';
+import type { GrayCrop } from '../vision/preprocess.js';
 import { type PositionRule, positionRule } from './positions.js';
-import { type LineOutput, type LineTask, type Pending, Sequence, tokenLimit } from './sequence.js';
+import { IDLE_RELEASE_MS, poolBytes, type SchedulerOptions } from './scheduler-options.js';
+import type { LineOutput, LineTask, Pending, Sequence } from './sequence.js';
 import { emit, type ForwardObservation } from './step/emit.js';
 import { forward } from './step/forward.js';
 import { plan } from './step/plan.js';
 import { propose } from './step/propose.js';
+import { StepCosts } from './step-costs.js';
 import type { StepContext } from './step/record.js';
 import { verify } from './step/verify.js';
-import { partitionPass, splitPass, startVisionPass, type VisionPass } from '../vision/group-pass.js';
+import { splitPass, startVisionPass, type VisionPass } from '../vision/group-pass.js';
 import { concatVisual, keepVisualRows, releaseVisual, type VisualState } from '../vision/visual-state.js';
 
 export type { ForwardObservation } from './step/emit.js';
 export type { LineOutput, LineTask } from './sequence.js';
-
-export interface SchedulerOptions {
-  /** Most lines decoded in one forward; may be changed between reads. */
-  maxBatch: number;
-  /** After this long with nothing to read, the recycled buffers are let go (default IDLE_RELEASE_MS). */
-  idleReleaseMs?: number;
-  /**
-   * Called once they are let go: a server passes V8's gc(), since an ArrayBuffer's memory returns only when the
-   * GC collects it, and a quiet process's small heap gives V8 no reason to.
-   */
-  collect?: () => void;
-}
-
-/**
- * An engine idle this long lets its recycled buffers go, so that a server at rest does not hold a page's worth of
- * state; long enough that the gap between one page or job and the next keeps them.
- */
-export const IDLE_RELEASE_MS = 2000;
-
-/**
- * What the buffer pool may hold: two full batches' state at the widest lines and longest texts (visual K and V,
- * the CTC head's log-probabilities, the text cache's K and V), at most 128 MiB, sized for the batch the engine
- * opens with. Two, because a rebuild makes the batch's state anew while the old one is still read.
- */
-export function poolBytes(bundle: Bundle, maxBatch: number): number {
-  const { nLayers, nHeads, headDim, vocabSize, maxText } = bundle.config.dims;
-  const { maxWidth, visualStride } = bundle.config.image;
-  const rows = Math.max(1, maxBatch);
-  const visual = Math.ceil(maxWidth / visualStride);
-  const perToken = nLayers * nHeads * headDim * 4 * 2;
-  const state = rows * (visual * perToken + visual * vocabSize * 4 + maxText * perToken);
-  return Math.min(128 * 2 ** 20, 2 * state);
-}
+export { IDLE_RELEASE_MS, poolBytes, type SchedulerOptions } from './scheduler-options.js';
 
 export class Scheduler {
   private queue: Pending[] = [];
@@ -71,26 +38,14 @@ export class Scheduler {
   private loop: Promise<void> | null = null;
   private nextId = 1;
   private nextGroup = 0;
-  private costs: CostTable | null = null;
-  private calibrating: Promise<CostTable> | null = null;
   /** The vision pass in flight. */
   private vision: VisionPass | null = null;
   /** A landed pass whose lines join as the batch has room; the next pass may run meanwhile. */
   private landed: VisionPass | null = null;
   /** Set by shutdown(): the error every line still in the engine, and every later read, fails with. */
   private stopping: Error | null = null;
-  /**
-   * What a step costs besides its forward and its drafting (building inputs, verifying, committing, compacting),
-   * per row, measured as steps run: it is paid once per forward, so it makes long drafts cheaper than the
-   * forward-cost table alone says (at batch 32 it is comparable to the forward itself).
-   */
-  private overheadPerRow = 0;
-  /**
-   * Per drafter (by name): what drafting one token costs per drafting row, measured as steps run. A model-backed
-   * head (mtp, pmtp, routed) runs once per depth, which on a small model is a real share of a step: the auto
-   * draft length has to count it, or it drafts deeper than pays.
-   */
-  private readonly draftMsPerTokenRow = new Map<string, number>();
+  /** The forward-cost table and what steps are measured to cost besides it. */
+  private readonly costs: StepCosts;
   /** The batch's visual state and text cache are rebuilt as lines join and leave: on recycled buffers. */
   private readonly pool: FloatPool;
   /**
@@ -101,6 +56,8 @@ export class Scheduler {
   private readonly seen = new WeakMap<GrayCrop, VisualState>();
   private idleTimer: NodeJS.Timeout | null = null;
 
+  /** One draft-length policy per request, shared by its lines. */
+  private readonly policies = new DraftPolicies();
   private readonly positions: PositionRule;
   /** The space's token: evidence is weighed without spaces (ctc/score.ts). */
   private readonly space: number;
@@ -112,6 +69,7 @@ export class Scheduler {
     this.space = bundle.tokenizer.encode(' ')[0];
     this.positions = positionRule(bundle);
     this.pool = new FloatPool(poolBytes(bundle, opts.maxBatch));
+    this.costs = new StepCosts(bundle, opts);
   }
 
   /** Decoder forwards run since the engine opened (all requests together). */
@@ -137,28 +95,12 @@ export class Scheduler {
   }
 
   get costTable(): CostTable | null {
-    return this.costs;
+    return this.costs.table;
   }
 
   read(task: LineTask): Promise<LineOutput> {
     if (this.stopping) return Promise.reject(this.stopping);
-    const { height, widthMultiple, maxWidth } = this.bundle.config.image;
-    const region = this.bundle.config.region;
-    if (task.crops.length === 0) throw new EngineError('INVALID_CROP', 'a read needs at least one line crop');
-    if (task.crops.length > 1 && !region) {
-      throw new EngineError(
-        'REGIONS_UNSUPPORTED',
-        `bundle ${this.bundle.config.name} reads single lines; multi-line regions need a region bundle`,
-      );
-    }
-    if (region && task.crops.length > region.maxLines) {
-      throw new EngineError(
-        'INVALID_CROP',
-        `a region holds at most ${region.maxLines} lines in bundle ` +
-          `${this.bundle.config.name}, got ${task.crops.length}`,
-      );
-    }
-    for (const crop of task.crops) checkCrop(crop, { height, widthMultiple, maxWidth });
+    checkTask(this.bundle, task);
     return new Promise((resolve, reject) => {
       this.queue.push({ task, resolve, reject });
       this.kick();
@@ -170,17 +112,7 @@ export class Scheduler {
    * acceptance against this machine's real cost. Runs once, on dummy inputs (cost does not depend on them).
    */
   calibrate(): Promise<CostTable> {
-    // Concurrent requests share one calibration.
-    this.calibrating ??= this.measureCosts().catch((e: unknown) => {
-      this.calibrating = null;
-      throw e;
-    });
-    return this.calibrating;
-  }
-
-  private async measureCosts(): Promise<CostTable> {
-    this.costs = await measureCosts(this.bundle, this.opts.maxBatch);
-    return this.costs;
+    return this.costs.calibrate();
   }
 
   private kick(): void {
@@ -332,39 +264,15 @@ export class Scheduler {
   private join(landed: VisionPass): void {
     const { nLayers, nHeads, headDim } = this.bundle.config.dims;
     // Unread lines count their pass under the id the rest of it joins with (or that no other pass will take).
-    const pass = this.withoutTooLong(this.withoutUnread(landed, this.nextGroup + 1));
+    const unread = withoutUnread(landed, this.nextGroup + 1, this.bundle, this.pool);
+    const pass = withoutTooLong(unread, this.bundle, this.space, this.pool);
     if (!pass.group.length) {
       this.nextGroup++;
       return;
     }
-    const { group, chunks, ms, ctc, ctcFrames, ctcProbs } = pass;
-    const { bos } = this.bundle.config.specialIds;
-    const real = chunks.flatMap((c) =>
-      Array.from({ length: c.batch }, (_, r) => {
-        let n = 0;
-        for (let t = 0; t < c.visual; t++) n += c.mask[r * c.visual + t];
-        return n;
-      }),
-    );
-    const maxNew = this.bundle.config.decoding.maxNewTokens;
     this.nextGroup++;
-    // No line holds more characters than visual tokens, nor many more than the CTC head read (tokenLimit).
-    const seqs = group.map(
-      (p, r) =>
-        new Sequence(
-          this.nextId++,
-          p,
-          ctc[r],
-          ctcFrames[r] ?? [],
-          ctcProbs[r] ?? [],
-          bos,
-          tokenLimit(maxNew, real[r], p.task.crops.length, ctc[r].length, this.bundle.config.decoding.charsPerFrame),
-          this.nextGroup,
-          ms,
-          real[r],
-          this.policyFor(p.task),
-        ),
-    );
+    const seqs = sequencesFor(this.bundle, pass, this.nextGroup, () => this.nextId++, this.policies);
+    const { chunks } = pass;
     // The chunks join the running batch in one copy.
     const joining = Boolean(this.cache && this.vis && this.seqs.length);
     const parts = joining && this.vis ? [this.vis, ...chunks] : chunks;
@@ -382,114 +290,6 @@ export class Scheduler {
       this.vis = vis;
       this.seqs = [...this.seqs, ...seqs];
     }
-  }
-
-  /**
-   * Lines the CTC head read more characters on than their task allows go back undecoded (`tooLong`), their rows
-   * taken out of the pass's visual states; the rest of the pass joins as it is.
-   */
-  private withoutTooLong(pass: VisionPass): VisionPass {
-    const long = pass.group.map((p, r) => p.task.maxChars !== undefined && pass.ctc[r].length > p.task.maxChars);
-    if (!long.includes(true)) return pass;
-    const rows = pass.chunks.flatMap((c) => Array.from({ length: c.batch }, (_, row) => ({ state: c, row })));
-    pass.group.forEach((p, r) => {
-      if (!long[r]) return;
-      // Read in pieces, the line is never whole again: evidence offered for it is weighed here, against its CTC
-      // reading.
-      const fit =
-        p.task.evidence && p.task.crops.length === 1
-          ? evidenceFit(
-              rows[r].state,
-              rows[r].row,
-              pass.ctc[r],
-              p.task.evidence,
-              this.bundle.config.specialIds.ctcBlank,
-              this.space,
-            )
-          : undefined;
-      p.resolve({
-        ids: [],
-        ctc: pass.ctc[r],
-        confidence: 0,
-        tooLong: true,
-        ...(fit ? { fit } : {}),
-        visionGroup: 0,
-        visionMs: pass.ms,
-      });
-    });
-    return partitionPass(pass, (m) => !long[m], this.bundle.config.dims, this.pool, false)[0];
-  }
-
-  /**
-   * Lines their task's script gate flags (a script the model lacks) go back undecoded, `unread`, with their CTC
-   * reading: the decoder would only write Latin garbage to its length cap. Their rows leave the pass as too-long
-   * lines' do.
-   */
-  private withoutUnread(pass: VisionPass, visionGroup: number): VisionPass {
-    if (!pass.group.some((p) => p.task.unreadGate)) return pass;
-    const rows = pass.chunks.flatMap((c) => Array.from({ length: c.batch }, (_, row) => ({ state: c, row })));
-    const unread = pass.group.map(
-      (p, r) =>
-        p.task.unreadGate !== undefined &&
-        p.task.crops.length === 1 &&
-        unreadScore(p.task.unreadGate, rows[r].state, rows[r].row) > 0,
-    );
-    if (!unread.includes(true)) return pass;
-    pass.group.forEach((p, r) => {
-      if (!unread[r]) return;
-      const probs = pass.ctcProbs[r] ?? [];
-      const { state, row } = rows[r];
-      const glyphs = p.task.align
-        ? lineGlyphs(
-            state,
-            row,
-            p.task.crops.map((c) => c.width),
-            pass.ctc[r],
-            probs,
-            this.bundle.tokenizer,
-            this.bundle.config.image.visualStride,
-          )
-        : undefined;
-      // Streamed as one batch of tokens, so a line's streamed tokens still spell its text.
-      try {
-        if (pass.ctc[r].length)
-          p.task.onTokens?.(
-            pass.ctc[r],
-            pass.ctc[r].map(() => false),
-            0,
-          );
-      } catch (e) {
-        p.reject(e); // a caller's callback that throws ends its own line
-        return;
-      }
-      p.resolve({
-        ids: pass.ctc[r],
-        ctc: pass.ctc[r],
-        confidence: probs.length ? probs.reduce((a, b) => a + b, 0) / probs.length : 0,
-        unread: true,
-        ...(glyphs ? { glyphs } : {}),
-        visionGroup,
-        visionMs: pass.ms,
-      });
-    });
-    return partitionPass(pass, (m) => !unread[m], this.bundle.config.dims, this.pool, false)[0];
-  }
-
-  /** One draft-length policy per request (its drafter instance), shared by its lines. */
-  private readonly policies = new WeakMap<Drafter, Map<DraftLengthSetting, DraftLengthPolicy>>();
-
-  private policyFor(task: LineTask): DraftLengthPolicy {
-    let bySetting = this.policies.get(task.drafter);
-    if (!bySetting) {
-      bySetting = new Map();
-      this.policies.set(task.drafter, bySetting);
-    }
-    let p = bySetting.get(task.draftLength);
-    if (!p) {
-      p = new DraftLengthPolicy(task.draftLength);
-      bySetting.set(task.draftLength, p);
-    }
-    return p;
   }
 
   /** Drop finished rows from the batch (copies the caches, so only when it pays or when forced). */
@@ -539,34 +339,8 @@ export class Scheduler {
       return;
     }
     s.context.addLine(s.tokens, this.bundle.config.specialIds.eos);
-    const { task } = s.p;
     // The batch's visual state still holds this row (finished rows leave it only at the next compaction).
-    const row = this.seqs.indexOf(s);
-    const glyphs =
-      task.align && this.vis && row >= 0
-        ? lineGlyphs(
-            this.vis,
-            row,
-            task.crops.map((c) => c.width),
-            s.tokens,
-            s.probs,
-            this.bundle.tokenizer,
-            this.bundle.config.image.visualStride,
-          )
-        : undefined;
-    const fit =
-      task.evidence && this.vis && row >= 0 && task.crops.length === 1
-        ? evidenceFit(this.vis, row, s.tokens, task.evidence, this.bundle.config.specialIds.ctcBlank, this.space)
-        : undefined;
-    s.p.resolve({
-      ids: s.tokens,
-      ctc: s.ctc,
-      confidence: s.tokens.length ? s.probSum / s.tokens.length : 0,
-      ...(glyphs ? { glyphs } : {}),
-      ...(fit ? { fit } : {}),
-      visionGroup: s.visionGroup,
-      visionMs: s.visionMs,
-    });
+    s.p.resolve(decodedOutput(s, this.vis, this.seqs.indexOf(s), this.bundle, this.space));
   }
 
   /** One decoder step, stage by stage (step/record.ts says what each stage hands on). */
@@ -584,9 +358,9 @@ export class Scheduler {
       pool: this.pool,
       cache: this.cache as KvCache,
       vis: this.vis as VisualState,
-      costs: this.costs,
-      overheadPerRow: this.overheadPerRow,
-      draftMsPerTokenRow: this.draftMsPerTokenRow,
+      costs: this.costs.table,
+      overheadPerRow: this.costs.overheadPerRow,
+      draftMsPerTokenRow: this.costs.draftMsPerTokenRow,
     };
     const rec = plan(ctx, this.seqs);
     await propose(ctx, rec);
@@ -595,8 +369,6 @@ export class Scheduler {
     verify(ctx, rec);
     emit(rec, (s, e) => this.finish(s, e), this.observers);
     this.compact(false);
-    const overhead =
-      Math.max(0, performance.now() - rec.startedAt - rec.draftMs - rec.forwardMs) / Math.max(1, rec.live);
-    this.overheadPerRow = this.overheadPerRow === 0 ? overhead : 0.9 * this.overheadPerRow + 0.1 * overhead;
+    this.costs.stepDone(rec);
   }
 }

@@ -47,15 +47,12 @@ export function columnExtents(crop: GrayCrop): Uint16Array {
 }
 
 /**
- * Where to cut a line `extent.length` columns wide into pieces of about `readWidth`: greedily from the left, each cut
- * in the middle of the widest blank run in the second half of the next piece's reach that has letters on both sides and
- * is wider than the line's gaps between letters (a word space: no word is split, and no piece starts or ends inside a
- * run of leader dots, which on their own read as invented words). Letters are ink at least 40% as tall as the line's
- * tall letters (its 90th percentile column); dots, commas and rules are not. Where that half has no word space (leader
- * dots, a long URL), the piece runs on to the first word space after it, or to the line's end, up to `maxWidth` (what
- * one vision pass takes); only past that, the widest blank run of the reach, or its end where no column is blank. A
- * line with no word space at all is not cut (a piece wider than `maxWidth` is squeezed to it, as the document layer
- * squeezed every line before).
+ * Where to cut a line `extent.length` columns wide into pieces of about `readWidth`: greedily from the left, mid-way
+ * in the widest blank run in the second half of the next piece's reach with letters (ink at least 40% as tall as the
+ * line's 90th-percentile column: not dots, commas, rules) on both sides, wider than its letter gaps: a word space, so
+ * no word is split and no piece starts or ends in leader dots (alone, read as invented words). Without one (leader
+ * dots, a long URL): on to the next word space or the line's end, up to `maxWidth` (one vision pass), past that the
+ * reach's widest blank run, or its end. No word space at all: not cut (squeezed to `maxWidth`, as lines were before).
  */
 export function cutColumns(extent: Uint16Array, readWidth: number, maxWidth = readWidth): number[] {
   const width = extent.length;

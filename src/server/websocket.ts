@@ -1,0 +1,67 @@
+/**
+ * graphql-ws on /graphql for WebSocket clients: the key is checked when the connection opens, and every operation
+ * goes through yoga's envelop, so the same guards, context and error masking apply as over HTTP.
+ */
+import type { IncomingMessage } from 'node:http';
+import { type ExecutionArgs, GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { YogaServerInstance } from 'graphql-yoga';
+import type { WebSocketServer } from 'ws';
+import type { RequestContext } from '../resolvers/context.js';
+import type { ApiKeys, AuthResult } from './auth.js';
+
+/** Yoga's server context: the Node request over HTTP, or the socket's authentication over graphql-ws. */
+export interface ServerContext {
+  req?: IncomingMessage;
+  /** graphql-ws: the tenant the connection authenticated as. */
+  wsAuth?: AuthResult;
+}
+
+/** Serve graphql-ws on wss; the returned handle's dispose() ends its subscriptions. */
+export function serveGraphqlWs(
+  wss: WebSocketServer,
+  yoga: YogaServerInstance<ServerContext, RequestContext>,
+  keys: ApiKeys,
+): ReturnType<typeof useServer> {
+  const wsAuth = new WeakMap<object, AuthResult>();
+  return useServer<Record<string, unknown>, { request: IncomingMessage }>(
+    {
+      execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
+      subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
+      onConnect: (ctx) => {
+        const given =
+          ctx.connectionParams?.authorization ??
+          ctx.connectionParams?.Authorization ??
+          ctx.extra.request.headers.authorization;
+        const auth = keys.authenticate(typeof given === 'string' ? given : undefined);
+        if (!auth.ok) return false; // closes with 4403 Forbidden
+        wsAuth.set(ctx, auth);
+        return true;
+      },
+      onSubscribe: async (ctx, _id, payload) => {
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          req: ctx.extra.request,
+          wsAuth: wsAuth.get(ctx),
+          params: payload,
+        });
+        let document;
+        try {
+          document = parse(payload.query);
+        } catch (e) {
+          return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
+        }
+        const errors = validate(schema, document);
+        if (errors.length) return errors;
+        return {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        };
+      },
+    },
+    wss,
+  );
+}
