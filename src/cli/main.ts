@@ -134,12 +134,15 @@ async function main(): Promise<void> {
     console.log(await helpFor(name));
     return;
   }
-  if (opensVisionThread(name, rest)) (await import('../engine/vision/thread.js')).startSpareVisionThread();
+  const thread = opensVisionThread(name, rest) ? await import('../engine/vision/thread.js') : null;
+  thread?.startSpareVisionThread();
   try {
     process.exitCode = await cmd(rest);
   } catch (e) {
     console.error(`specula ${name}: ${plainError(e as Error, name)}`);
     process.exitCode = (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1;
+  } finally {
+    await thread?.closeSpareVisionThread();
   }
 }
 

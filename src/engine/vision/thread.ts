@@ -34,6 +34,24 @@ export function startSpareVisionThread(): void {
   spare = worker;
 }
 
+/**
+ * Stop a spare thread nobody took (a command that failed before it opened a bundle), and wait until it has: a
+ * process that exits while the thread still loads onnxruntime can die of a signal instead of its own exit code.
+ */
+export async function closeSpareVisionThread(waitMs = 10_000): Promise<void> {
+  const w = takeSpareVisionThread();
+  if (!w) return;
+  const exited = new Promise<void>((resolve) => {
+    w.once('exit', () => resolve());
+    w.once('error', () => resolve());
+  });
+  w.postMessage({ close: true });
+  const timer = setTimeout(() => void w.terminate(), waitMs);
+  timer.unref();
+  await exited;
+  clearTimeout(timer);
+}
+
 /** The spare thread, at most once; null when none was started or it has gone. */
 export function takeSpareVisionThread(): Worker | null {
   const w = spare;
