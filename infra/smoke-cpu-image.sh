@@ -33,8 +33,9 @@ wait_ready() {
   docker logs "${names[1]}" 2>&1 | tail -20 >&2
   return 1
 }
-wait_ready "$api_port"
+# The worker first: the api's /readyz waits for a live worker.
 wait_ready "$worker_port"
+wait_ready "$api_port"
 gql() {
   curl -fsS "http://127.0.0.1:$api_port/graphql" -H 'content-type: application/json' -H 'authorization: Bearer smoke-key' --data-binary @-
 }

@@ -41,10 +41,11 @@ export const builder = new SchemaBuilder<{
   },
   errors: { defaultTypes: [] },
   zod: {
+    // A decoding value out of its range is INVALID_DECODING, as a choice the served model cannot run is.
     validationError: (error) =>
       new GraphQLError(error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), {
         extensions: {
-          code: 'BAD_USER_INPUT',
+          code: error.issues.every((i) => i.path.includes('decoding')) ? 'INVALID_DECODING' : 'BAD_USER_INPUT',
           issues: error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
         },
       }),

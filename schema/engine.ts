@@ -94,7 +94,14 @@ const Strategies = builder.objectRef<StrategyInfo>('Strategies').implement({
 
 const Stats = builder.objectRef<EngineStats>('EngineStats').implement({
   fields: (t) => ({
-    workers: t.exposeInt('workers', { description: 'Workers reporting (1 in the embedded mode).' }),
+    workers: t.exposeInt('workers', {
+      description:
+        'Workers up: those whose heartbeat is live (1 in the embedded mode). With none, jobs wait QUEUED ' +
+        'and an API instance says so on /readyz.',
+    }),
+    queuedJobs: t.exposeInt('queuedJobs', {
+      description: 'Jobs waiting for a worker to take them up (the queue depth, over all tenants).',
+    }),
     queuedLines: t.exposeInt('queuedLines', { description: 'Lines waiting for a decoder slot, over all workers.' }),
     activeLines: t.exposeInt('activeLines', { description: 'Lines decoding now, over all workers.' }),
     forwards: t.exposeInt('forwards', {

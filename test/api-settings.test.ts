@@ -7,6 +7,13 @@ import { type RunningServer, startServer } from '../src/server/start.js';
 import { ApiClient, codes } from './helpers/api-client.js';
 import { SAMPLE_PAGE } from './helpers/fixtures.js';
 
+/** n bytes that begin as a PNG does: accepted at submission (a format is sniffed there), never read here. */
+function pngHeaded(n: number): Buffer {
+  const bytes = Buffer.alloc(n, 7);
+  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return bytes;
+}
+
 describe(
   'the server settings and its shutdown: GraphiQL when asked, ' +
     'introspection switchable off, one upload limit, SSE ended cleanly',
@@ -47,7 +54,7 @@ describe(
         const client = new ApiClient(base, 'k1');
         const CREATE = 'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }';
         // 26,000,000 bytes: over yoga's default 25,000,000-byte body limit, under 25 MiB.
-        const under = new Uint8Array(26_000_000);
+        const under = pngHeaded(26_000_000);
         const up = await client.upload<{ createParseJob: { id: string } }>(
           CREATE,
           { input: { file: null } },
@@ -56,7 +63,7 @@ describe(
           'under.png',
         );
         assert.equal(up.errors, undefined, JSON.stringify(up.errors));
-        const b64 = await client.query(CREATE, { input: { base64: Buffer.alloc(20_000_000, 7).toString('base64') } });
+        const b64 = await client.query(CREATE, { input: { base64: pngHeaded(20_000_000).toString('base64') } });
         assert.equal(b64.errors, undefined, 'base64 of 20 MB (26.7 MB of JSON) is within the limit');
         const over = new Uint8Array(30 * 1024 * 1024);
         const declared = await client.upload(CREATE, { input: { file: null } }, ['input', 'file'], over, 'over.png');
@@ -142,6 +149,36 @@ describe(
       assert.deepEqual(codes(tooDeep), ['QUERY_TOO_DEEP']);
       assert.match(tooDeep.errors?.[0].message ?? '', /depth/i);
       assert.deepEqual(codes(await new ApiClient(base).query('{ __typename }')), ['UNAUTHENTICATED']);
+    });
+
+    it('with introspection off, no error suggests a field, argument, enum value or type ("Did you mean")', async () => {
+      const client = new ApiClient(base, 'k1');
+      const CREATE = 'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }';
+      const misspelt = [
+        await client.query('{ engine { statz } }'),
+        await client.query('{ parseJobs(frist: 1) { edges { node { id } } } }'),
+        await client.query('mutation { createParseJob(input: { base64: "aGk=", decoding: { drafter: CT } }) { id } }'),
+        await client.query('query($d: Drafterr) { engine { stats { forwards } } }'),
+        await client.query('subscription($id: ID!) { parseJobEvents(id: $id) { seq } }', { id: 'x' }),
+        await client.query(CREATE, { input: { base64: 'aGk=', decoding: { drafter: 'CT' } } }),
+        await client.query(CREATE, { input: { base64: 'aGk=', decoding: { draftLenght: 3 } } }),
+      ];
+      for (const r of misspelt) assert.ok(r.errors?.length, 'refused');
+      const messages = misspelt.flatMap((r) => (r.errors ?? []).map((e) => e.message));
+      assert.deepEqual(
+        messages.filter((m) => /Did you mean/.test(m)),
+        [],
+      );
+      // The refusals still say what was wrong, only not what would have been right.
+      assert.ok(messages.some((m) => m.includes('"statz"')));
+      assert.ok(messages.some((m) => m.includes('"CT"')));
+      // Over graphql-ws too.
+      const overWs = await client.ws('subscription($id: ID!) { parseJobEvents(id: $id) { seq } }', { id: 'x' }).then(
+        () => assert.fail('refused'),
+        (e: Error) => e.message,
+      );
+      assert.match(overWs, /Cannot query field/);
+      assert.doesNotMatch(overWs, /Did you mean/);
     });
   },
 );

@@ -212,6 +212,56 @@ describe('the distributed mode: an API process, worker processes, Redis', () => 
     },
   );
 
+  it(
+    'an API process with no live worker: /readyz answers 503 saying why, the waiting job shows in /metrics and ' +
+      'engine stats, and a worker attaching makes it ready and reads the job',
+    async () => {
+      const env = {
+        SPECULA_REDIS_URL: REDIS,
+        SPECULA_REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`,
+        SPECULA_API_KEYS: 'acme:k-acme',
+        SPECULA_CONCURRENCY: '1',
+      };
+      const api = await startSpecula('api-alone', 'api', env);
+      procs.push(api.p);
+      const base = `http://127.0.0.1:${api.port}`;
+      const client = new ApiClient(base, 'k-acme');
+      const STATS = '{ engine { stats { workers queuedJobs } } }';
+      const stats = async (): Promise<unknown> =>
+        (await client.query<{ engine: { stats: unknown } }>(STATS)).data?.engine.stats;
+      const metrics = async (): Promise<string> => (await fetch(`${base}/metrics`)).text();
+
+      const alone = await fetch(`${base}/readyz`);
+      assert.equal(alone.status, 503);
+      assert.match(((await alone.json()) as { reason?: string }).reason ?? '', /no live worker/);
+      const id = await create(client, await stripOf(sample, 0), 'strip.png');
+      assert.deepEqual(await stats(), { workers: 0, queuedJobs: 1 });
+      const waiting = await metrics();
+      assert.match(waiting, /^specula_workers 0$/m);
+      assert.match(waiting, /^specula_queue_depth 1$/m);
+      assert.equal((await job(client, id)).status, 'QUEUED');
+
+      const worker = await startSpecula('worker-late', 'worker', env);
+      procs.push(worker.p);
+      let ready = 0;
+      for (let i = 0; i < 100 && ready !== 200; i++) {
+        ready = (await fetch(`${base}/readyz`)).status;
+        if (ready !== 200) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(ready, 200, 'ready once a worker reports');
+      let done = await job(client, id);
+      for (let i = 0; i < 600 && (done.status === 'QUEUED' || done.status === 'RUNNING'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        done = await job(client, id);
+      }
+      assert.equal(done.status, 'SUCCEEDED');
+      assert.deepEqual(await stats(), { workers: 1, queuedJobs: 0 });
+      const working = await metrics();
+      assert.match(working, /^specula_workers 1$/m);
+      assert.match(working, /^specula_queue_depth 0$/m);
+    },
+  );
+
   describe('Redis restarted while jobs are queued', () => {
     const redis = new RedisServer(20_000 + Math.floor(Math.random() * 20_000));
     before(() => redis.start());

@@ -28,6 +28,8 @@ describe('a Redis outage, seen from an API process', () => {
       SPECULA_REDIS_URL: redis.url,
       SPECULA_REDIS_PREFIX: `outage-${process.pid}`,
       SPECULA_API_KEYS: 'acme:k1',
+      // No worker here: these tests are about the store, and readiness about workers has its own test.
+      SPECULA_READY_MIN_WORKERS: '0',
     });
     api = started.p;
     base = `http://127.0.0.1:${started.port}`;
@@ -84,6 +86,40 @@ describe('a Redis outage, seen from an API process', () => {
         '{ parseJobs(first: 50) { edges { node { fileName } } } }',
       );
       assert.equal(list.data?.parseJobs.edges.filter((e) => e.node.fileName === 'b.png').length, 1, 'one b.png job');
+    },
+  );
+
+  it(
+    'frozen Redis: /metrics still answers 200 with the process metrics, says the store is unreachable and leaves ' +
+      'out the figures read from it',
+    async () => {
+      const scrape = async (): Promise<{ status: number; text: string }> => {
+        const res = await fetch(`${base}/metrics`);
+        return { status: res.status, text: await res.text() };
+      };
+      const up = await scrape();
+      assert.equal(up.status, 200);
+      assert.match(up.text, /^specula_queue_depth \d+$/m);
+      redis.proc?.kill('SIGSTOP');
+      try {
+        for (const outage of [await scrape(), await scrape()]) {
+          assert.equal(outage.status, 200, outage.text.slice(0, 200));
+          assert.match(outage.text, /^specula_store_up 0$/m);
+          assert.match(outage.text, /^specula_process_cpu_seconds_total /m);
+          assert.match(outage.text, /^specula_nodejs_heap_size_used_bytes /m);
+          assert.doesNotMatch(outage.text, /^specula_queue_depth /m, 'no stale or made-up queue depth');
+          assert.doesNotMatch(outage.text, /^specula_workers /m);
+        }
+      } finally {
+        redis.proc?.kill('SIGCONT');
+      }
+      let back = await scrape();
+      for (let i = 0; i < 50 && !/^specula_store_up 1$/m.test(back.text); i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        back = await scrape();
+      }
+      assert.match(back.text, /^specula_store_up 1$/m);
+      assert.match(back.text, /^specula_queue_depth \d+$/m);
     },
   );
 

@@ -30,6 +30,8 @@ export type TenantContext = RequestContext & { tenant: string };
 export interface EngineStats {
   /** Workers reporting (1 in the embedded mode). */
   workers: number;
+  /** Jobs waiting for a worker (the queue's depth). */
+  queuedJobs: number;
   /** Lines waiting for a decoder slot, and lines decoding now (all jobs, all workers together). */
   queuedLines: number;
   activeLines: number;

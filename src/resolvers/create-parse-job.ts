@@ -1,8 +1,10 @@
 /**
  * createParseJob: take the document (an upload, base64 bytes, or a URL when that is switched on), refuse what
- * cannot work before anything is queued (size, page-range syntax and count, decoding options), then submit.
- * Whether the bytes are a readable document is the worker's to find out: that failure is the job's, typed.
+ * cannot work before anything is queued (size, page-range syntax and count, decoding options, bytes of no
+ * supported format), then submit. Whether bytes of a supported format read as a document is the worker's to find
+ * out: that failure is the job's, typed.
  */
+import { sniffFormat } from '../document/sniff.js';
 import type { DecodingOptionsInput } from '../engine/strategies/options.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import {
@@ -137,6 +139,12 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContex
   }
   const { bytes, fileName, source } = await readInput(args, ctx);
   if (bytes.length === 0) throw apiError('EMPTY_INPUT', 'the document is empty (0 bytes)');
+  // The first bytes, as the worker and the CLI sniff them: what none of them can open is refused before it is kept.
+  if (sniffFormat(bytes) === null)
+    throw apiError(
+      'UNSUPPORTED_FORMAT',
+      'not a supported document (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them',
+    );
   return ctx.jobs.submit(
     tenant,
     { fileName, size: bytes.length, source, ...reading, decoding },

@@ -4,8 +4,10 @@
  */
 import { searchablePdfKey } from '../jobs/job-record.js';
 import type { Jobs } from '../jobs/jobs.js';
+import { isJobId } from './job-id.js';
 
-const PDF_PATH = /^\/jobs\/([A-Za-z0-9-]{1,64})\/searchable\.pdf$/;
+// Any segment: one that is not a job id gets this route's own not-found answer, as an unknown id does.
+const PDF_PATH = /^\/jobs\/([^/]+)\/searchable\.pdf$/;
 
 export function searchablePdfPath(jobId: string): string {
   return `/jobs/${jobId}/searchable.pdf`;
@@ -22,6 +24,7 @@ export async function loadSearchablePdf(
   tenant: string,
   jobId: string,
 ): Promise<{ bytes: Uint8Array; fileName: string } | null> {
+  if (!isJobId(jobId)) return null;
   const job = await jobs.get(tenant, jobId);
   if (!job?.result?.pdf || !('bytes' in job.result.pdf)) return null;
   const bytes = await jobs.backends.blobs.get(searchablePdfKey(jobId));

@@ -5,6 +5,7 @@
 import type { Sequenced } from '../jobs/events.js';
 import type { TenantContext } from './context.js';
 import { apiError } from './errors.js';
+import { isJobId } from './job-id.js';
 
 /** An iterable whose early end (the client went away) aborts the subscription it reads from. */
 function abortable<T>(open: (signal: AbortSignal) => Promise<AsyncIterable<T>>): AsyncIterable<T> {
@@ -36,7 +37,7 @@ export async function subscribeParseJobEvents(
   if (!Number.isInteger(from) || from < 0)
     throw apiError('BAD_USER_INPUT', `after must be a sequence number >= 0, got ${from}`);
   // Check ownership before the stream starts, so a stranger's subscription fails as a plain error.
-  if (!(await ctx.jobs.get(tenant, id))) throw apiError('NOT_FOUND', `no parse job with id "${id}"`);
+  if (!isJobId(id) || !(await ctx.jobs.get(tenant, id))) throw apiError('NOT_FOUND', `no parse job with id "${id}"`);
   return abortable(async (signal) => {
     const events = await ctx.jobs.events(
       tenant,

@@ -2,16 +2,23 @@
 import type { JobRecord } from '../jobs/job-record.js';
 import type { RequestContext, TenantContext } from './context.js';
 import { apiError } from './errors.js';
+import { isJobId } from './job-id.js';
 
 export const MAX_PAGE_SIZE = 100;
 
-/** The loader's batch function: every id asked for in one request, fetched in one round trip. */
+/**
+ * The loader's batch function: every id asked for in one request, fetched in one round trip. An id the store
+ * never made is null, as an unknown one is, without being looked up.
+ */
 export async function loadParseJobs(
   ids: readonly string[],
   ctx: RequestContext,
   tenant: string,
 ): Promise<(JobRecord | null)[]> {
-  return ctx.jobs.getMany(tenant, ids);
+  const wellFormed = ids.filter(isJobId);
+  const found = wellFormed.length ? await ctx.jobs.getMany(tenant, wellFormed) : [];
+  const byId = new Map(wellFormed.map((id, i) => [id, found[i]]));
+  return ids.map((id) => byId.get(id) ?? null);
 }
 
 export interface JobsPageArgs {

@@ -11,9 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { usePrometheus } from '@graphql-yoga/plugin-prometheus';
 import { createFetch } from '@whatwg-node/fetch';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer } from 'ws';
 import type { EngineInfo, RequestContext, UrlFetcher } from '../resolvers/context.js';
 import type { Jobs } from '../jobs/jobs.js';
 import type { ApiKeys, AuthResult } from './auth.js';
@@ -22,13 +21,13 @@ import type { Logger } from './logger.js';
 import type { ServerMetrics } from './metrics.js';
 import { downloadJobId } from '../resolvers/downloads.js';
 import { serveDownload } from './downloads.js';
-import { serveHealth } from './health.js';
-import { maskError } from './masked-errors.js';
+import { type MetricsRoute, type Readiness, serveHealth } from './health.js';
+import { clientValidationErrors, maskError, yogaLogger } from './masked-errors.js';
 import { servePlayground } from './playground.js';
 import { queryGuards } from './query-guards.js';
 import { base64BodyLimit, refuseUnreadable } from './request-gate.js';
 import type { Reporter } from './sentry.js';
-import { type ServerContext, serveGraphqlWs } from './websocket.js';
+import { type ServerContext, serveGraphqlWs, webSocketServer } from './websocket.js';
 
 export const CSRF_HEADER = 'x-graphql-yoga-csrf';
 
@@ -40,10 +39,12 @@ export interface AppDeps {
   engine: EngineInfo;
   fetchUrl: UrlFetcher | null;
   metrics: ServerMetrics;
+  /** /metrics, with the key it asks for (SPECULA_METRICS_KEY) and where its failures are reported. */
+  metricsRoute: MetricsRoute;
   logger: Logger;
   report: Reporter;
-  /** Readiness beyond "the process is up": the queue answers, the engine is open. */
-  ready(): Promise<boolean>;
+  /** Readiness beyond "the process is up" (the queue answers, a worker is there): null, or why not. */
+  ready: Readiness;
   /** GraphiQL's page with its assets inlined (@graphql-yoga/render-graphiql), when SPECULA_GRAPHIQL is set. */
   renderGraphiQL?: (opts: Record<string, unknown>) => string;
 }
@@ -98,18 +99,22 @@ function logOperations(logger: Logger): Plugin {
 }
 
 /**
- * GraphQL request metrics (yoga's Prometheus plugin) in our registry, served on our /metrics. No operation
- * name label: clients choose those, and a label per name would let them grow the metrics without bound.
+ * GraphQL request metrics (yoga's Prometheus plugin) in our registry, served on our /metrics: the three series
+ * docs/deploy.md lists, and no label a client chooses (operation name, the URL with its Host and query string, an
+ * error's path through aliases), each of which would let clients grow the metrics without bound.
  */
 function requestMetrics(metrics: ServerMetrics): Plugin {
   return usePrometheus({
     registry: metrics.registry,
     endpoint: false,
-    labels: { operationName: false },
+    labels: { operationName: false, url: false, path: false },
     metrics: {
       graphql_yoga_http_duration: true,
       graphql_envelop_request_duration: true,
       graphql_envelop_error_result: true,
+      graphql_envelop_request: false,
+      graphql_envelop_request_time_summary: false,
+      graphql_envelop_execute_resolver: false,
       graphql_envelop_phase_parse: false,
       graphql_envelop_phase_validate: false,
       graphql_envelop_phase_context: false,
@@ -121,11 +126,31 @@ function requestMetrics(metrics: ServerMetrics): Plugin {
   });
 }
 
+/** Yoga's CSRF check, its refusal (HTTP 403) given a stable code: the plugin's own error has none. */
+function csrfPrevention(): Plugin {
+  const check = useCSRFPrevention({ requestHeaders: [CSRF_HEADER] });
+  return {
+    onRequestParse(payload) {
+      try {
+        return check.onRequestParse?.(payload);
+      } catch (e) {
+        if (!(e instanceof GraphQLError) || e.extensions.http?.status !== 403) throw e;
+        throw new GraphQLError(
+          `a multipart or form request must carry the "${CSRF_HEADER}" header (any value), ` +
+            'which a page on another site cannot add',
+          { extensions: { code: 'CSRF_HEADER_REQUIRED', http: { status: 403 } } },
+        );
+      }
+    },
+  };
+}
+
 /** Yoga's plugins, in the order the file header explains. */
 function yogaPlugins(deps: AppDeps): Plugin[] {
   return [
-    useCSRFPrevention({ requestHeaders: [CSRF_HEADER] }),
+    csrfPrevention(),
     ...queryGuards(deps.config),
+    clientValidationErrors,
     logOperations(deps.logger),
     requestMetrics(deps.metrics),
   ];
@@ -143,7 +168,7 @@ function createGraphqlYoga(deps: AppDeps, shutdown: AbortSignal, base64Limit: nu
     },
     ...(deps.renderGraphiQL ? { renderGraphiQL: deps.renderGraphiQL } : {}),
     landingPage: false,
-    logging: logger,
+    logging: yogaLogger(logger),
     fetchAPI: createFetch({
       formDataLimits: {
         fileSize: config.limits.uploadBytes,
@@ -176,10 +201,9 @@ function route(routes: Routes, req: IncomingMessage, res: ServerResponse): void 
   const { deps, yoga } = routes;
   const url = req.url ?? '/';
   const path = url.split('?')[0];
-  if (path === '/healthz' || path === '/readyz' || path === '/metrics') {
-    serveHealth(req, res, { metrics: deps.metrics, ready: deps.ready, closing: routes.closing, report: deps.report });
-    return;
-  }
+  // /metrics is not found here when it is served on a port of its own (SPECULA_METRICS_PORT).
+  const metrics = deps.config.metricsPort === undefined ? deps.metricsRoute : null;
+  if (serveHealth(req, res, { metrics, ready: deps.ready, closing: routes.closing })) return;
   if (servePlayground(path, res)) return;
   const download = downloadJobId(path);
   if (download) {
@@ -218,7 +242,7 @@ export function createApp(deps: AppDeps): App {
   const yoga = createGraphqlYoga(deps, shutdown.signal, base64Limit);
   const routes: Routes = { deps, yoga, base64Limit, closing: () => closing, streams };
   const server = createServer((req, res) => route(routes, req, res));
-  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint, maxPayload: base64Limit });
+  const wss = webSocketServer(server, yoga.graphqlEndpoint, base64Limit);
   const ws = serveGraphqlWs(wss, yoga, deps.keys);
 
   return {

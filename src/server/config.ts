@@ -71,6 +71,12 @@ const EnvSchema = z.object({
   SPECULA_TENANT_CONCURRENCY: int(4),
   SPECULA_TENANT_RATE: int(0, 0),
   SPECULA_WORKER_PORT: int(4001, 0),
+  /** Unset (-1): /metrics on the process's own port; set: only on this one (0: any free port). */
+  SPECULA_METRICS_PORT: int(-1, 0),
+  /** Set: /metrics asks for `Authorization: Bearer <this>`. */
+  SPECULA_METRICS_KEY: z.string().optional(),
+  /** Live workers an API process needs for /readyz to say ready (0: ready with none, for workers scaled from zero). */
+  SPECULA_READY_MIN_WORKERS: int(1, 0),
   /** How long a worker may go without renewing a job's lock before the job is given to another (ms). */
   SPECULA_LOCK_MS: int(30_000, 1000),
   /** A stopping worker's running jobs may finish for this long; then they go back to the queue (ms). */
@@ -119,6 +125,11 @@ export interface ServerConfig {
   /** Jobs one tenant may start per minute across all workers (0: no limit). */
   tenantRatePerMinute: number;
   workerPort: number;
+  /** Where /metrics is served apart from the API and worker ports; absent: on them. */
+  metricsPort?: number;
+  metricsKey?: string;
+  /** Role api: /readyz says 503 with fewer live workers than this. */
+  readyMinWorkers: number;
   lockMs: number;
   shutdownGraceMs: number;
 }
@@ -169,6 +180,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     tenantConcurrency: e.SPECULA_TENANT_CONCURRENCY,
     tenantRatePerMinute: e.SPECULA_TENANT_RATE,
     workerPort: e.SPECULA_WORKER_PORT,
+    ...(e.SPECULA_METRICS_PORT >= 0 ? { metricsPort: e.SPECULA_METRICS_PORT } : {}),
+    ...(e.SPECULA_METRICS_KEY ? { metricsKey: e.SPECULA_METRICS_KEY } : {}),
+    readyMinWorkers: e.SPECULA_READY_MIN_WORKERS,
     lockMs: e.SPECULA_LOCK_MS,
     shutdownGraceMs: e.SPECULA_SHUTDOWN_GRACE_MS,
   };

@@ -1,6 +1,6 @@
 /**
  * What the `engine` query shows: the model (from its bundle config: an API instance never loads the model),
- * the strategies it allows, and live figures summed over the workers that are up.
+ * the strategies it allows, live figures summed over the workers that are up, and the jobs waiting for one.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import type { EngineInfo, ModelInfo } from '../resolvers/context.js';
 export function engineInfo(
   bundle: { config: BundleConfig; dir: string; device: string; deviceReason?: string; precision: Precision },
   workers: () => Promise<WorkerStats[]>,
+  queueDepth: () => Promise<number> = async () => 0,
 ): EngineInfo {
   const { config, dir, device, precision } = bundle;
   const model: ModelInfo = {
@@ -46,10 +47,11 @@ export function engineInfo(
     model: () => model,
     strategies: () => strategies(config),
     stats: async () => {
-      const ws = await workers();
+      const [ws, queuedJobs] = await Promise.all([workers(), queueDepth()]);
       const sum = (k: keyof Omit<WorkerStats, 'worker' | 'device'>): number => ws.reduce((n, w) => n + w[k], 0);
       return {
         workers: ws.length,
+        queuedJobs,
         queuedLines: sum('queuedLines'),
         activeLines: sum('activeLines'),
         forwards: sum('forwards'),

@@ -1,14 +1,38 @@
 /**
- * Prometheus metrics at /metrics: jobs by outcome, queue depth, lines in the engine, and per decoder forward
- * its latency, batch size and tokens committed per line. One registry per server (tests run several).
+ * Prometheus metrics at /metrics: jobs by outcome and their latency, pages' read time, queue depth and live
+ * workers, lines in the engine, and per decoder forward its latency, batch size and tokens committed per line. One
+ * registry per server (tests run several). docs/deploy.md lists every series; labels take only values of ours.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ForwardObservation } from '../engine/decode/scheduler.js';
 
 export interface MetricSources {
   queueDepth(): Promise<number>;
+  /** Workers whose heartbeat is live (the engine query's `stats.workers`). */
+  liveWorkers(): Promise<number>;
   /** Where this process runs an engine. */
   engineLoad?: () => { queued: number; active: number };
+}
+
+/**
+ * How long a scrape waits for the figures kept in the store (Redis) before answering without them: a frozen Redis
+ * must not take the process's own metrics down with it.
+ */
+export const STORE_SCRAPE_MS = 1000;
+
+interface StoreFigures {
+  queueDepth: number;
+  workers: number;
+}
+
+/** The promise's value, or null when it fails or has not settled within `ms`. */
+function within<T>(p: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+    timer.unref();
+  });
+  return Promise.race([p.catch(() => null), late]).finally(() => clearTimeout(timer));
 }
 
 export class ServerMetrics {
@@ -18,6 +42,12 @@ export class ServerMetrics {
   private readonly forwardSeconds: Histogram;
   private readonly tokensPerForward: Histogram;
   private readonly batchRows: Histogram;
+  private readonly jobSeconds: Histogram;
+  private readonly pageSeconds: Histogram;
+  /** The store's read still outstanding (one at a time, however many scrapes wait on a frozen Redis). */
+  private reading: Promise<StoreFigures> | null = null;
+  /** This scrape's figures, shared by the gauges that show them; null inside: the store did not answer in time. */
+  private scrape: Promise<StoreFigures | null> | null = null;
   /** Totals for the engine query's live stats. */
   forwards = 0;
   committed = 0;
@@ -39,14 +69,29 @@ export class ServerMetrics {
       labelNames: ['status'],
       registers,
     });
+    const store = (): Promise<StoreFigures | null> => this.storeFigures(sources);
     new Gauge({
-      name: 'specula_queue_depth',
-      help: 'Jobs waiting for a worker',
+      name: 'specula_store_up',
+      help: 'Whether the job store (Redis) answered this scrape (0: the gauges read from it are left out)',
       registers,
       async collect() {
-        this.set(await sources.queueDepth());
+        this.set((await store()) ? 1 : 0);
       },
     });
+    for (const [name, help, figure] of [
+      ['specula_queue_depth', 'Jobs waiting for a worker', 'queueDepth'],
+      ['specula_workers', 'Workers whose heartbeat is live', 'workers'],
+    ] as const)
+      new Gauge({
+        name,
+        help,
+        registers,
+        async collect() {
+          const f = await store();
+          if (f) this.set(f[figure]);
+          else this.remove(); // unknown while the store is away: no value rather than a stale one
+        },
+      });
     const engineLoad = sources.engineLoad;
     if (engineLoad)
       new Gauge({
@@ -78,6 +123,33 @@ export class ServerMetrics {
       buckets: [1, 2, 4, 8, 16, 32, 64],
       registers,
     });
+    this.jobSeconds = new Histogram({
+      name: 'specula_job_seconds',
+      help: "Seconds from a job's submission to its end, by outcome (succeeded, failed, cancelled)",
+      labelNames: ['outcome'],
+      buckets: [0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800],
+      registers,
+    });
+    this.pageSeconds = new Histogram({
+      name: 'specula_page_seconds',
+      help: "Seconds from a page's rendering to its reading assembled (pages of a job overlap)",
+      buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120],
+      registers,
+    });
+  }
+
+  private storeFigures(sources: MetricSources): Promise<StoreFigures | null> {
+    if (!this.scrape) {
+      this.reading ??= Promise.all([sources.queueDepth(), sources.liveWorkers()])
+        .then(([queueDepth, workers]) => ({ queueDepth, workers }))
+        .finally(() => {
+          this.reading = null;
+        });
+      this.scrape = within(this.reading, STORE_SCRAPE_MS).finally(() => {
+        this.scrape = null;
+      });
+    }
+    return this.scrape;
   }
 
   forward(o: ForwardObservation): void {
@@ -94,8 +166,15 @@ export class ServerMetrics {
     this.jobsStarted.inc();
   }
 
-  jobFinished(status: string): void {
+  /** A job's end as its worker saw it; `sinceSubmitMs` where the job is final (from the record's own times). */
+  jobFinished(status: string, sinceSubmitMs?: number | null): void {
     this.jobsFinished.inc({ status });
+    if (typeof sinceSubmitMs === 'number')
+      this.jobSeconds.observe({ outcome: status }, Math.max(0, sinceSubmitMs) / 1000);
+  }
+
+  pageRead(ms: number): void {
+    this.pageSeconds.observe(ms / 1000);
   }
 
   text(): Promise<string> {

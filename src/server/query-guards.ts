@@ -1,11 +1,13 @@
 /**
  * The cheap hostile-query guards that run before execution: a nesting check ahead of graphql-js's parser,
- * graphql-armor's token, depth and alias limits (with stable codes), and the introspection switch.
+ * graphql-armor's token, depth and alias limits (with stable codes), and the introspection switch, which also
+ * switches off "Did you mean" suggestions (they would name the fields, arguments, types and enum values it hides).
  */
+import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
+import { type ExecutionResult, GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { ServerConfig } from './config.js';
 
@@ -57,6 +59,30 @@ const noIntrospection: Plugin = {
   },
 };
 
+/**
+ * What graphql-armor's suggestion blocker leaves: its pattern misses "Did you mean the enum value" and "to use an
+ * inline fragment on", and it sees only validation, not the variable errors made at execution.
+ */
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+
+function withoutSuggestions(errors: readonly Error[] | undefined): void {
+  for (const error of errors ?? []) error.message = error.message.replace(SUGGESTION, '');
+}
+
+const resultErrors = (result: unknown): readonly GraphQLError[] | undefined =>
+  (result as ExecutionResult | null)?.errors;
+
+const noSuggestions: Plugin[] = [
+  blockFieldSuggestionsPlugin({ mask: '' }),
+  {
+    onValidate() {
+      return ({ result }) => withoutSuggestions(result);
+    },
+    onExecute: () => ({ onExecuteDone: ({ result }) => withoutSuggestions(resultErrors(result)) }),
+    onSubscribe: () => ({ onSubscribeResult: ({ result }) => withoutSuggestions(resultErrors(result)) }),
+  },
+];
+
 /** graphql-armor's guards report plain errors; give them a stable code instead. */
 function coded(code: string): {
   propagateOnRejection: false;
@@ -71,7 +97,10 @@ function coded(code: string): {
   };
 }
 
-/** The guards in the order they go in yoga's plugin list: nesting, tokens, depth, aliases, then introspection. */
+/**
+ * The guards in the order they go in yoga's plugin list: nesting, tokens, depth, aliases, then introspection and
+ * suggestions.
+ */
 export function queryGuards(config: ServerConfig): Plugin[] {
   return [
     nestingGuard,
@@ -84,6 +113,6 @@ export function queryGuards(config: ServerConfig): Plugin[] {
       ...coded('QUERY_TOO_DEEP'),
     }),
     maxAliasesPlugin({ n: 20, ...coded('QUERY_TOO_COMPLEX') }),
-    ...(config.introspection ? [] : [noIntrospection]),
+    ...(config.introspection ? [] : [noIntrospection, ...noSuggestions]),
   ];
 }

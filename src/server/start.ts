@@ -28,7 +28,7 @@ import { ApiKeys } from './auth.js';
 import { ConfigError, engineOptions, formulaReader, type ServerConfig } from './config.js';
 import type { FormulaReader } from '../worker/formula-reader.js';
 import { engineInfo } from './engine-info.js';
-import { serveHealth } from './health.js';
+import { type MetricsRoute, metricsServer, type Readiness, serveHealth } from './health.js';
 import { createLogger, type Logger } from './logger.js';
 import { ServerMetrics } from './metrics.js';
 import { createReporter, flushReports, type Reporter } from './sentry.js';
@@ -50,6 +50,8 @@ export interface RunningServer {
   jobs: Jobs;
   backends: Backends;
   metrics: ServerMetrics;
+  /** The port serving /metrics alone (SPECULA_METRICS_PORT); null where /metrics is on `port`. */
+  metricsPort: number | null;
   logger: Logger;
   close(): Promise<void>;
 }
@@ -63,8 +65,8 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-/** A worker's own small HTTP surface: liveness, readiness (Redis answers), Prometheus metrics. */
-function workerHttp(metrics: ServerMetrics, ready: () => Promise<boolean>, closing: () => boolean): Server {
+/** A worker's own small HTTP surface: liveness, readiness (Redis answers), Prometheus metrics (unless apart). */
+function workerHttp(metrics: MetricsRoute | null, ready: Readiness, closing: () => boolean): Server {
   return createServer((req, res) => {
     if (serveHealth(req, res, { metrics, ready, closing })) return;
     res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' });
@@ -84,6 +86,8 @@ interface Parts {
   workerId: string;
   /** This process's own worker stats; null without an engine. */
   localStats: () => WorkerStats | null;
+  /** /metrics with its key and reporter, wherever it is served. */
+  metricsRoute: MetricsRoute;
 }
 
 /** The config the API serves with: its upload limit lowered to what the blob store keeps. */
@@ -137,6 +141,37 @@ function workerStats(engine: Engine | null, metrics: ServerMetrics, workerId: st
 }
 
 /**
+ * The workers that are up, as the engine query and /metrics count them: in one process (embedded, or role all)
+ * the stats are read off its own engine; an API instance reads the workers' heartbeats.
+ */
+function liveWorkers(p: Parts): Promise<WorkerStats[]> {
+  if (p.backends.mode === 'embedded' || p.config.role === 'all')
+    return Promise.resolve([p.localStats()].filter((s): s is WorkerStats => s !== null));
+  return p.backends.fleet.workers();
+}
+
+/**
+ * Null when this process can take work, else why not: the store answers, the image library loaded (where it reads
+ * pages) and, for an API instance, enough workers are up that a job will not wait in the queue unseen.
+ */
+function readiness(p: Parts, imagesLoad: () => boolean): Readiness {
+  return async () => {
+    if (!imagesLoad()) return 'the image library failed to load';
+    const store = await Promise.all([p.backends.queue.depth(), p.backends.ping()]).then(
+      ([, pong]) => pong,
+      () => false,
+    );
+    if (!store) return 'the job store (Redis) does not answer';
+    if (p.config.role !== 'api' || p.config.readyMinWorkers === 0) return null;
+    const live = (await liveWorkers(p)).length;
+    return live >= p.config.readyMinWorkers
+      ? null
+      : `no live worker: ${live} up, ${p.config.readyMinWorkers} needed (SPECULA_READY_MIN_WORKERS); ` +
+          'jobs wait in the queue until one starts';
+  };
+}
+
+/**
  * Take jobs off the queue with this process's engine, and (under Redis) report to the fleet on a heartbeat.
  * Returns what close must stop, and the formula reader it must close.
  */
@@ -146,8 +181,9 @@ function startEngineWork(p: Parts, engine: Engine): { stops: (() => void)[]; for
   stops.push(engine.observeForwards((o) => metrics.forward(o)));
   const limits = { ...DEFAULT_SOURCE_LIMITS, maxPixels: config.limits.pixels, maxPages: config.limits.pages };
   const formulas = formulaReader(config, engine.bundle.device);
+  const report = (e: unknown, jobId: string): void => p.report(e, { jobId });
   startWorker(
-    { engine, formulas, ...backends, limits, report: (e, jobId) => p.report(e, { jobId }) },
+    { engine, formulas, ...backends, limits, report, onPageRead: (ms) => metrics.pageRead(ms) },
     backends.queue,
     config.concurrency,
     {
@@ -155,8 +191,8 @@ function startEngineWork(p: Parts, engine: Engine): { stops: (() => void)[]; for
         metrics.jobStarted();
         logger.info({ jobId, worker: workerId }, 'job started');
       },
-      finished: (jobId, status, ms) => {
-        metrics.jobFinished(status);
+      finished: (jobId, status, ms, sinceSubmitMs) => {
+        metrics.jobFinished(status, sinceSubmitMs);
         logger.info({ jobId, status, ms: Math.round(ms), worker: workerId }, 'job finished');
       },
     },
@@ -178,23 +214,23 @@ async function serveApi(
   p: Parts,
   keys: ApiKeys,
   effective: ServerConfig,
-  ready: () => Promise<boolean>,
+  ready: Readiness,
 ): Promise<{ app: App; port: number }> {
   const { config, backends, engine, logger } = p;
-  // In one process the stats are read off the engine directly; an API instance sums the workers' reports.
   const bundle = engine ? engine.bundle : apiBundle(config);
-  const workers = async (): Promise<WorkerStats[]> =>
-    backends.mode === 'embedded' || config.role === 'all'
-      ? [p.localStats()].filter((s): s is WorkerStats => s !== null)
-      : backends.fleet.workers();
   const app = createApp({
     schema,
     config: effective,
     keys,
     jobs: p.jobs,
-    engine: engineInfo(bundle, workers),
+    engine: engineInfo(
+      bundle,
+      () => liveWorkers(p),
+      () => backends.queue.depth(),
+    ),
     fetchUrl: config.urlInput.enabled ? urlFetcher(config.urlInput.timeoutMs) : null,
     metrics: p.metrics,
+    metricsRoute: p.metricsRoute,
     logger,
     report: p.report,
     ready,
@@ -212,11 +248,11 @@ async function serveApi(
 /** Serve a worker's health and metrics (role worker) on its own port. */
 async function serveWorkerHttp(
   p: Parts,
-  ready: () => Promise<boolean>,
+  ready: Readiness,
   stopping: () => boolean,
 ): Promise<{ workerServer: Server; port: number }> {
   const { config, engine } = p;
-  const workerServer = workerHttp(p.metrics, ready, stopping);
+  const workerServer = workerHttp(config.metricsPort === undefined ? p.metricsRoute : null, ready, stopping);
   const port = await listen(workerServer, config.workerPort, config.host);
   p.logger.info(
     {
@@ -253,11 +289,13 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   const engine = runsWorker ? (opts.engine ?? (await Engine.open(config.model, engineOptions(config)))) : null;
   const metrics = new ServerMetrics({
     queueDepth: () => backends.queue.depth(),
+    liveWorkers: async () => (await liveWorkers(p)).length,
     ...(engine ? { engineLoad: () => ({ queued: engine.stats.queued, active: engine.stats.active }) } : {}),
   });
   const workerId = `${hostname()}:${process.pid}`;
   const localStats = workerStats(engine, metrics, workerId);
-  const p: Parts = { config, logger, report, backends, jobs, engine, metrics, workerId, localStats };
+  const metricsRoute: MetricsRoute = { metrics, report, ...(config.metricsKey ? { key: config.metricsKey } : {}) };
+  const p: Parts = { config, logger, report, backends, jobs, engine, metrics, workerId, localStats, metricsRoute };
   const { stops, formulas } = engine ? startEngineWork(p, engine) : { stops: [], formulas: null };
 
   let app: App | null = null;
@@ -266,15 +304,15 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
   let port: number;
   // False once the image library has failed to load (below): a worker that cannot open a page takes no work.
   let imagesLoad = true;
-  const ready = async (): Promise<boolean> => {
-    await backends.queue.depth();
-    return imagesLoad && backends.ping();
-  };
+  const ready = readiness(p, () => imagesLoad);
   if (runsApi && keys) {
     ({ app, port } = await serveApi(p, keys, effective, ready));
   } else {
     ({ workerServer, port } = await serveWorkerHttp(p, ready, () => stopping));
   }
+  const apart = config.metricsPort === undefined ? null : metricsServer(metricsRoute);
+  const metricsPort = apart && (await listen(apart, config.metricsPort ?? 0, config.host));
+  if (metricsPort !== null) logger.info({ metricsPort, key: Boolean(config.metricsKey) }, 'serving /metrics apart');
   // The image library loads once the server answers, not before (src/document/sharp.ts). A failure is reported now,
   // not by the first job, and /readyz turns 503.
   if (engine) {
@@ -292,14 +330,16 @@ export async function startServer(config: ServerConfig, opts: StartOptions = {})
     jobs,
     backends,
     metrics,
+    metricsPort,
     logger,
     close: async () => {
       stopping = true;
       for (const stop of stops) stop();
       await app?.close();
-      if (workerServer) {
-        workerServer.closeAllConnections();
-        await new Promise<void>((r) => workerServer?.close(() => r()));
+      for (const server of [workerServer, apart]) {
+        if (!server) continue;
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
       }
       await backends.queue.close();
       await backends.close();

@@ -2,13 +2,38 @@
  * graphql-ws on /graphql for WebSocket clients: the key is checked when the connection opens, and every operation
  * goes through yoga's envelop, so the same guards, context and error masking apply as over HTTP.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { type ExecutionArgs, GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
-import type { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { RequestContext } from '../resolvers/context.js';
 import type { ApiKeys, AuthResult } from './auth.js';
+import { clientError } from './masked-errors.js';
+
+/** RFC 6455's "Message Too Big", which ws closes with, without a reason, when a message is over maxPayload. */
+const MESSAGE_TOO_BIG = 1009;
+
+/**
+ * The WebSocket server graphql-ws runs on. A message over maxPayload closes the socket with 1009 and a reason that
+ * says so (graphql-ws clients report a close's code and reason, and do not retry a 1009).
+ */
+export function webSocketServer(server: Server, path: string, maxPayload: number): WebSocketServer {
+  const reason = `Payload too large: a message may hold at most ${maxPayload} bytes`;
+  class Socket extends WebSocket {
+    override close(code?: number, data?: string | Buffer): void {
+      super.close(code, code === MESSAGE_TOO_BIG && !data ? reason : data);
+    }
+
+    // ws then emits the refusal as an error, which graphql-ws prints with its stack: a client's doing, not ours.
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      const refused =
+        event === 'error' && (args[0] as { code?: unknown })?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
+      return refused || super.emit(event, ...args);
+    }
+  }
+  return new WebSocketServer({ server, path, maxPayload, WebSocket: Socket });
+}
 
 /** Yoga's server context: the Node request over HTTP, or the socket's authentication over graphql-ws. */
 export interface ServerContext {
@@ -48,7 +73,7 @@ export function serveGraphqlWs(
         try {
           document = parse(payload.query);
         } catch (e) {
-          return [e instanceof GraphQLError ? e : new GraphQLError(String(e))];
+          return [clientError(e instanceof GraphQLError ? e : new GraphQLError(String(e)))];
         }
         const errors = validate(schema, document);
         if (errors.length) return errors;

@@ -83,7 +83,8 @@ export interface ReadDocumentOptions extends Partial<Reading> {
   signal?: AbortSignal;
   /** The page count once the document is open, before any page is read. */
   onOpen?: (pages: number[]) => void;
-  onPage?: (page: PageOut) => void;
+  /** A page read, and the milliseconds since its rendering began (pages overlap: PAGES_AHEAD). */
+  onPage?: (page: PageOut, ms: number) => void;
   /** Tokens as they are committed: page index, line number on the page (reading order), text, draft flags, and */
   /** how deep the draft offered at that step was (0: no draft). */
   onTokens?: (page: number, line: number, text: string, fromDraft: readonly boolean[], drafted: number) => void;
@@ -252,6 +253,8 @@ interface StartedPage {
   /** Each line's text in the layer, offered to the engine as evidence. */
   evidence: (string | undefined)[] | undefined;
   frame: PageFrame;
+  /** performance.now() when its rendering began. */
+  startedAt: number;
 }
 
 /**
@@ -261,6 +264,7 @@ interface StartedPage {
  */
 async function startPage(run: DocumentRun, index: number): Promise<{ reading: Promise<PageOut>; lines: number }> {
   const { engine, source, opts } = run;
+  const startedAt = performance.now();
   const { size, prepared, crops, unreadScript } = await preparePage(engine, source, index, opts, run.stages);
   const { layout } = prepared;
   layout.rotation = prepared.turn;
@@ -303,7 +307,7 @@ async function startPage(run: DocumentRun, index: number): Promise<{ reading: Pr
           }
         : {}),
     })
-    .then((r) => finishPage(run, { index, layout, crops, layer, evidence, frame }, r.lines));
+    .then((r) => finishPage(run, { index, layout, crops, layer, evidence, frame, startedAt }, r.lines));
   return { reading, lines: crops.length };
 }
 
@@ -328,7 +332,7 @@ async function finishPage(run: DocumentRun, page: StartedPage, lines: readonly L
     page.frame,
   );
   run.stages.assemble += performance.now() - t2;
-  opts.onPage?.(done);
+  opts.onPage?.(done, performance.now() - page.startedAt);
   return done;
 }
 

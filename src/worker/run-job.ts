@@ -32,6 +32,8 @@ export interface WorkerDeps {
   report?: (error: unknown, jobId: string) => void;
   /** Reads display formulas as LaTeX (absent: formulas are read as text). */
   formulas?: FormulaReader | null;
+  /** Each page read, with the milliseconds since its rendering began (for the page latency metric). */
+  onPageRead?: (ms: number) => void;
 }
 
 export async function runJob(
@@ -107,7 +109,8 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
       },
       onTokens: (page, line, text, fromDraft, drafted) =>
         fire(() => events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft], drafted })),
-      onPage: (page) => {
+      onPage: (page, ms) => {
+        deps.onPageRead?.(ms);
         pagesDone++;
         page.blocks.forEach((b) =>
           fire(() => events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown })),

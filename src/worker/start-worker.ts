@@ -2,12 +2,14 @@
  * A worker: take jobs from the queue, a few at a time (their lines share the engine's batches), and run each.
  * Hooks let the process that hosts it count and log jobs without the worker knowing about metrics or logs.
  */
+import { FINISHED } from '../jobs/job-record.js';
 import { type JobQueue, WorkerStopping } from '../jobs/queue.js';
 import { runJob, type WorkerDeps } from './run-job.js';
 
 export interface WorkerHooks {
   started?(jobId: string): void;
-  finished?(jobId: string, status: string, ms: number): void;
+  /** `ms`: this worker's run; `sinceSubmitMs`: from submission to the job's end (null: it has none, or is gone). */
+  finished?(jobId: string, status: string, ms: number, sinceSubmitMs: number | null): void;
 }
 
 export function startWorker(deps: WorkerDeps, queue: JobQueue, concurrency: number, hooks: WorkerHooks = {}): void {
@@ -19,10 +21,13 @@ export function startWorker(deps: WorkerDeps, queue: JobQueue, concurrency: numb
     try {
       await runJob(deps, jobId, signal, run);
     } catch (e) {
-      if (e instanceof WorkerStopping) hooks.finished?.(jobId, 'handed back', performance.now() - t0);
+      if (e instanceof WorkerStopping) hooks.finished?.(jobId, 'handed back', performance.now() - t0, null);
       throw e;
     }
     const job = await deps.store.load(jobId).catch(() => null);
-    hooks.finished?.(jobId, job?.status ?? 'unknown', performance.now() - t0);
+    // The record's own times: submitted (by the API), and last changed, which a final job's end is.
+    const sinceSubmit =
+      job && FINISHED.includes(job.status) ? Date.parse(job.updatedAt) - Date.parse(job.createdAt) : null;
+    hooks.finished?.(jobId, job?.status ?? 'unknown', performance.now() - t0, sinceSubmit);
   }, concurrency);
 }

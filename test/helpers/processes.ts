@@ -72,6 +72,12 @@ export class SpeculaProcess {
 }
 
 /**
+ * The CLI the processes run: the bundle, as every launcher runs it; SPECULA_TEST_CLI names another build's entry
+ * (tsc's own output, e.g. dist-c/src/cli/main.js, to test a change without bundling it).
+ */
+const CLI = process.env.SPECULA_TEST_CLI ?? join(ROOT, 'bin', 'specula.js');
+
+/**
  * `specula serve --role ROLE` as its own process, with the server launchers' malloc settings; resolves once it
  * listens (api: GraphQL; worker: health).
  */
@@ -80,7 +86,7 @@ export async function startSpecula(
   role: 'api' | 'worker' | 'all',
   env: Record<string, string>,
 ): Promise<{ p: SpeculaProcess; port: number }> {
-  const proc = spawn(process.execPath, [HEAP_FLOOR_FLAG, join(ROOT, 'bin', 'specula.js'), 'serve', '--role', role], {
+  const proc = spawn(process.execPath, [HEAP_FLOOR_FLAG, CLI, 'serve', '--role', role], {
     cwd: ROOT,
     env: {
       ...process.env,
