@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
@@ -78,6 +78,16 @@ describe('a clean install', () => {
     assert.deepEqual(loaded, [], 'no optional package was read');
     const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     assert.deepEqual(errors, []);
+  });
+
+  it('builds on npm install, but never again under `npx specula` where a build exists (it ran under live servers)', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.equal(pkg.scripts.prepare, 'node infra/prepare.mjs');
+    const bundle = join(ROOT, 'dist', 'bundle', 'main.js');
+    const before = statSync(bundle).mtimeMs;
+    const env = { ...process.env, npm_command: 'exec', npm_execpath: '/nonexistent/npm-cli.js' };
+    await promisify(execFile)(process.execPath, [join(ROOT, 'infra', 'prepare.mjs')], { cwd: ROOT, env });
+    assert.equal(statSync(bundle).mtimeMs, before, 'dist/ untouched');
   });
 });
 
