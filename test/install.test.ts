@@ -80,7 +80,7 @@ describe('a clean install', () => {
     assert.deepEqual(errors, []);
   });
 
-  it('builds on npm install, but never again under `npx specula` where a build exists (it ran under live servers)', async () => {
+  it('builds on npm install, but not again under `npx specula` where a build exists', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     assert.equal(pkg.scripts.prepare, 'node infra/prepare.mjs');
     const bundle = join(ROOT, 'dist', 'bundle', 'main.js');
