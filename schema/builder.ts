@@ -53,6 +53,11 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    pageInfoTypeOptions: { description: 'Where a page of a list lies in the whole list, and its cursors.' },
+    beforeArgOptions: { description: 'A cursor: return the items before this edge.' },
+    afterArgOptions: { description: 'A cursor: return the items after this edge.' },
+    firstArgOptions: { description: 'How many items to return, counting on from the start (or from `after`).' },
+    lastArgOptions: { description: 'How many items to return, counting back from the end (or from `before`).' },
     pageInfoFieldOptions: { description: 'Where this page lies in the list.' },
     cursorFieldOptions: { description: 'Pass as `after` or `before` to page on from this edge.' },
     hasNextPageFieldOptions: { description: "True when more items follow this page's last edge." },
@@ -88,9 +93,9 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({ description: 'What a client can read: its jobs and the engine.' });
+builder.mutationType({ description: 'What a client can change: submit a document, cancel a job.' });
+builder.subscriptionType({ description: "What a client can follow live: a job's events." });
 
 /** The builder's resolved types, for helpers that build fields outside a `fields` callback. */
 export type SchemaTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -4,6 +4,7 @@ import { builder } from './builder.js';
 import { DrafterEnum, VerifierEnum } from './decoding.js';
 
 const Model = builder.objectRef<ModelInfo>('Model').implement({
+  description: 'The model bundle the engine serves, and where and how it runs.',
   fields: (t) => ({
     name: t.exposeString('name', { description: "The bundle's name, from its config." }),
     created: t.field({
@@ -65,6 +66,7 @@ const VerifierChoice = builder.objectRef<StrategyInfo['verifiers'][number]>('Ver
 });
 
 const Strategies = builder.objectRef<StrategyInfo>('Strategies').implement({
+  description: 'The drafters and verifiers a request may choose with the served bundle, and the defaults.',
   fields: (t) => ({
     drafters: t.field({
       type: [DrafterChoice],
@@ -93,6 +95,7 @@ const Strategies = builder.objectRef<StrategyInfo>('Strategies').implement({
 });
 
 const Stats = builder.objectRef<EngineStats>('EngineStats').implement({
+  description: 'Live load of the engine, summed over the workers that are up.',
   fields: (t) => ({
     workers: t.exposeInt('workers', {
       description:
@@ -122,6 +125,7 @@ const Stats = builder.objectRef<EngineStats>('EngineStats').implement({
 });
 
 const Engine = builder.objectRef<EngineInfo>('Engine').implement({
+  description: 'The reading engine: its model, the decoding choices it allows, and its live load.',
   fields: (t) => ({
     models: t.field({ type: [Model], description: 'The model the engine serves (one).', resolve: (e) => [e.model()] }),
     strategies: t.field({

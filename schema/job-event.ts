@@ -44,6 +44,7 @@ const TokenDelta = builder.objectRef<Of<'token'>>('TokenDelta').implement({
 });
 
 const RegionDone = builder.objectRef<Of<'region'>>('RegionDone').implement({
+  description: 'A block of a page has been read: its markdown, ready to show.',
   interfaces: [JobEvent],
   fields: (t) => ({
     page: t.exposeInt('page', { description: '0-based page number in the document.' }),
@@ -53,6 +54,7 @@ const RegionDone = builder.objectRef<Of<'region'>>('RegionDone').implement({
 });
 
 const PageDone = builder.objectRef<Of<'page'>>('PageDone').implement({
+  description: 'A page has been read: its markdown, ready to show.',
   interfaces: [JobEvent],
   fields: (t) => ({
     page: t.exposeInt('page', { description: '0-based page number in the document.' }),
@@ -61,6 +63,7 @@ const PageDone = builder.objectRef<Of<'page'>>('PageDone').implement({
 });
 
 const JobDone = builder.objectRef<Of<'done'>>('JobDone').implement({
+  description: 'The job succeeded: its decoding metrics and the finished job. The last event.',
   interfaces: [JobEvent],
   fields: (t) => ({
     metrics: t.field({ type: SpeculationMetrics, description: 'How the job was decoded.', resolve: (e) => e.metrics }),
@@ -74,6 +77,7 @@ const JobDone = builder.objectRef<Of<'done'>>('JobDone').implement({
 });
 
 const JobFailed = builder.objectRef<Of<'failed'>>('JobFailed').implement({
+  description: 'The job failed: why, as a code and in words. The last event.',
   interfaces: [JobEvent],
   fields: (t) => ({
     code: t.field({
@@ -88,6 +92,7 @@ const JobFailed = builder.objectRef<Of<'failed'>>('JobFailed').implement({
 });
 
 const JobCancelled = builder.objectRef<Of<'cancelled'>>('JobCancelled').implement({
+  description: 'The job was cancelled before it finished. The last event.',
   interfaces: [JobEvent],
   fields: (t) => ({ cancelled: t.boolean({ description: 'Always true.', resolve: () => true }) }),
 });
@@ -114,6 +119,7 @@ const TYPE_NAMES: Record<Sequenced['type'], string> = {
 };
 
 export const ParseJobEvent = builder.unionType('ParseJobEvent', {
+  description: "One event of a job's stream; branch on __typename.",
   types: [TokenDelta, RegionDone, PageDone, JobDone, JobFailed, JobCancelled, JobRestarted],
   resolveType: (e) => TYPE_NAMES[e.type],
 });
@@ -124,7 +130,7 @@ builder.subscriptionFields((t) => ({
     description:
       "The job's events so far (after `after`), then live ones; ends with JobDone, JobFailed or JobCancelled.",
     args: {
-      id: t.arg.id({ required: true }),
+      id: t.arg.id({ required: true, description: 'The job to follow.' }),
       after: t.arg.int({ required: false, description: 'The last seq you saw; 0 or absent replays everything.' }),
     },
     subscribe: (_root, args, ctx) => subscribeParseJobEvents(String(args.id), args.after, ctx),

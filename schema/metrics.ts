@@ -5,6 +5,7 @@ type Metrics = Record<string, unknown>;
 const num = (m: Metrics, k: string): number => (typeof m[k] === 'number' ? (m[k] as number) : 0);
 
 export const SpeculationMetrics = builder.objectRef<Metrics>('SpeculationMetrics').implement({
+  description: 'How a job was decoded: forwards, drafts and acceptance, the numbers that say what speculation bought.',
   fields: (t) => ({
     lines: t.int({ description: 'Text lines read.', resolve: (m) => num(m, 'lines') }),
     forwards: t.int({

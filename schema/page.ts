@@ -132,6 +132,7 @@ export const Point = builder.objectRef<{ x: number; y: number }>('Point').implem
 });
 
 export const Line = builder.objectRef<LineOut>('Line').implement({
+  description: 'One line of text as read, with its box, confidence and, when asked, its words.',
   fields: (t) => ({
     text: t.exposeString('text', { description: "The line's text as read." }),
     box: t.field({ type: Box, description: 'Where the line lies on the page.', resolve: (l) => l.box }),
@@ -227,6 +228,7 @@ export const TableStructure = builder.objectRef<NonNullable<BlockOut['table']>>(
 });
 
 export const Block = builder.objectRef<BlockOut>('Block').implement({
+  description: 'A region of the page (paragraph, heading, table, figure ...) in reading order, with its lines.',
   fields: (t) => ({
     type: t.field({ type: BlockType, description: 'What the block is.', resolve: (b) => b.type }),
     order: t.exposeInt('order', { description: 'Position in reading order on the page.' }),
@@ -272,6 +274,7 @@ export const Block = builder.objectRef<BlockOut>('Block').implement({
 });
 
 export const Page = builder.objectRef<PageOut>('Page').implement({
+  description: 'One page of the document as read: its size, its warnings and its blocks in reading order.',
   fields: (t) => ({
     index: t.exposeInt('index', { description: '0-based page number in the document.' }),
     width: t.exposeInt('width', { description: 'Page width in pixels, as the page came in (not turned).' }),

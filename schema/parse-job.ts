@@ -15,6 +15,7 @@ import { SpeculationMetrics } from './metrics.js';
 import { Page } from './page.js';
 
 export const JobStatus = builder.enumType('JobStatus', {
+  description: 'Where a job stands: waiting, being read, or finished one of three ways.',
   values: {
     QUEUED: { value: 'queued' },
     RUNNING: { value: 'running' },
@@ -59,6 +60,7 @@ const SearchablePdf = builder.objectRef<NonNullable<JobResult['pdf']> & { jobId:
 });
 
 const JobProgress = builder.objectRef<JobRecord['progress']>('JobProgress').implement({
+  description: 'How far a job has read its document, in pages.',
   fields: (t) => ({
     pagesDone: t.exposeInt('pagesDone', { description: 'Pages read so far.' }),
     pagesTotal: t.exposeInt('pagesTotal', { description: '0 until the document is open.' }),
@@ -250,6 +252,7 @@ function jobResultFields(t: JobFields) {
 }
 
 ParseJob.implement({
+  description: 'A document submitted for parsing: its status and progress, then its pages and renderings.',
   fields: (t) => ({
     ...jobStateFields(t),
     ...jobRequestFields(t),
@@ -317,7 +320,7 @@ builder.queryFields((t) => ({
     type: ParseJob,
     nullable: true,
     description: 'One of your jobs; null when you have no job with this id.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The id createParseJob returned.' }) },
     resolve: (_root, args) => String(args.id),
   }),
   parseJobs: t.withAuth({ tenant: true }).connection(
@@ -344,10 +347,15 @@ builder.queryFields((t) => ({
     },
     {
       name: 'ParseJobConnection',
+      description: 'A page of your jobs, newest first, and where it lies in the whole list.',
       // the page size is counted once, on parseJobs
       edgesField: { description: 'The jobs on this page, newest first.', complexity: { field: 1, multiplier: 1 } },
     },
-    { name: 'ParseJobEdge', nodeField: { description: 'The job.' } },
+    {
+      name: 'ParseJobEdge',
+      description: 'One job in a page of jobs, with its cursor.',
+      nodeField: { description: 'The job.' },
+    },
   ),
 }));
 
@@ -355,15 +363,24 @@ builder.mutationFields((t) => ({
   createParseJob: t.withAuth({ tenant: true }).field({
     type: ParseJob,
     description: 'Queue a document for parsing; follow it with parseJobEvents or poll parseJob.',
-    args: { input: t.arg({ type: CreateParseJobInput, required: true }) },
+    args: {
+      input: t.arg({ type: CreateParseJobInput, required: true, description: 'The document and how to read it.' }),
+    },
     resolve: (_root, { input }, ctx) => createParseJob(input, ctx),
   }),
   cancelParseJob: t.withAuth({ tenant: true }).field({
     type: ParseJob,
     description:
       'Stop a job: a waiting one at once, a running one within a decoder step. Finished jobs are returned as they are.',
-    errors: { types: [NotFoundError], directResult: true, union: { name: 'CancelParseJobResult' } },
-    args: { id: t.arg.id({ required: true }) },
+    errors: {
+      types: [NotFoundError],
+      directResult: true,
+      union: {
+        name: 'CancelParseJobResult',
+        description: 'The cancelled (or already finished) job, or NotFoundError.',
+      },
+    },
+    args: { id: t.arg.id({ required: true, description: 'The id of the job to stop.' }) },
     resolve: (_root, args, ctx) => cancelParseJob(String(args.id), ctx),
   }),
 }));

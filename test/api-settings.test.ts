@@ -36,15 +36,50 @@ describe(
     });
     after(() => server?.close());
 
-    it('SPECULA_GRAPHIQL=1 serves GraphiQL to a browser, its assets inlined, nothing from a CDN', async () => {
+    it('SPECULA_GRAPHIQL=1 serves GraphiQL: a small page, its assets as cached files, nothing from a CDN', async () => {
       const res = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /text\/html/);
       const html = await res.text();
       assert.match(html, /graphiql/i);
-      assert.ok(html.length > 1_000_000, 'the bundle is in the page');
+      assert.ok(html.length < 10_000, `the page is ${html.length} bytes, its bundle apart`);
       assert.doesNotMatch(html, /<script[^>]+src="https?:\/\//, 'no script from another host');
       assert.doesNotMatch(html, /<link[^>]+href="https?:\/\//, 'no stylesheet from another host');
+      assert.match(html, /authorization.{1,8}Bearer/, 'a key is asked for: its header is pre-filled');
+      const assets = [...html.matchAll(/(?:src|href)="(\/graphiql\/[^"]+)"/g)].map((m) => m[1]);
+      assert.ok(assets.includes('/graphiql/graphiql.js') && assets.includes('/graphiql/graphiql.css'), String(assets));
+      for (const path of [
+        ...assets,
+        '/graphiql/editor.worker.js',
+        '/graphiql/json.worker.js',
+        '/graphiql/graphql.worker.js',
+      ]) {
+        const asset = await fetch(base + path);
+        assert.equal(asset.status, 200, path);
+        assert.match(asset.headers.get('cache-control') ?? '', /max-age=\d{4,}/, `${path} is cached`);
+        assert.ok((await asset.arrayBuffer()).byteLength > 1000, path);
+      }
+    });
+
+    it('keyless (SPECULA_ALLOW_ANONYMOUS=1), GraphiQL pre-fills no authorization header', async () => {
+      const keyless = await startServer(
+        configFromEnv({
+          PORT: '0',
+          HOST: '127.0.0.1',
+          SPECULA_ALLOW_ANONYMOUS: '1',
+          SPECULA_GRAPHIQL: '1',
+          LOG_LEVEL: 'silent',
+        }),
+      );
+      try {
+        const res = await fetch(`http://127.0.0.1:${keyless.port}/graphql`, { headers: { accept: 'text/html' } });
+        assert.equal(res.status, 200);
+        const html = await res.text();
+        assert.match(html, /renderYogaGraphiQL/);
+        assert.ok(!html.includes('Bearer'), 'no placeholder key: it would make every request UNAUTHENTICATED');
+      } finally {
+        await keyless.close();
+      }
     });
 
     it(

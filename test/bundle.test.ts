@@ -96,6 +96,7 @@ describe('the bundled build', () => {
       '/playground/',
       '/playground/playground.css',
       '/playground/playground.js',
+      '/playground/api.js',
       '/playground/vendor/marked.js',
     ]) {
       const res = await fetch(base + path);

@@ -1,7 +1,7 @@
 /**
  * The playground in a real browser: Debian's chromium driven by playwright-core against the real server
  * (embedded mode). Upload a real page, see tokens arrive, the final markdown and the metrics; a corrupt file
- * shows its typed error. Screenshots go to test-artifacts/.
+ * shows its typed error; an API key typed in is kept. Screenshots go to test-artifacts/.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -192,5 +192,51 @@ describe(
       assert.match(await error.innerText(), /CORRUPT_IMAGE/);
       writeFileSync(join(ARTIFACTS, 'playground-error.png'), await page.screenshot({ fullPage: true }));
     });
+
+    it(
+      'a key typed into the page loads the choices at once and survives a reload; ' + 'Parse sends no empty drafter',
+      async () => {
+        const keyed = await startServer(
+          configFromEnv({ PORT: '0', HOST: '127.0.0.1', SPECULA_API_KEYS: 'acme:k1', LOG_LEVEL: 'silent' }),
+        );
+        const context = await browser.newContext();
+        try {
+          const tab = await context.newPage();
+          // The submissions are caught (and answered with an error) here: what matters is what the page sends.
+          const sent: { drafter?: unknown; verifier?: unknown }[] = [];
+          await tab.route('**/graphql', async (route) => {
+            const body = route.request().postDataBuffer()?.toString('latin1') ?? '';
+            const operations = /name="operations"\r\n\r\n(.*?)\r\n--/s.exec(body)?.[1];
+            if (!operations) return route.continue();
+            sent.push(
+              (JSON.parse(operations) as { variables: { input: { decoding: object } } }).variables.input.decoding,
+            );
+            return route.fulfill({ json: { errors: [{ message: 'caught', extensions: { code: 'CAUGHT' } }] } });
+          });
+          await tab.goto(`http://127.0.0.1:${keyed.port}/`);
+          await tab.locator('#choices', { hasText: 'UNAUTHENTICATED' }).waitFor();
+          assert.equal(await tab.locator('select[name="drafter"] option').count(), 0, 'no choices without a key');
+          await tab.setInputFiles('#file', SAMPLE_PAGE);
+          await tab.click('#run');
+          await tab.locator('.run .error[data-code="CAUGHT"]').waitFor();
+          assert.deepEqual(sent, [{}], "no drafter or verifier named: the server's defaults apply");
+
+          await tab.fill('#key', 'k1');
+          await tab.waitForSelector('select[name="drafter"] option[value="CTC"]', { state: 'attached' });
+          assert.equal(await tab.locator('#choices').innerText(), '', 'the refusal is gone once the key is in');
+          await tab.reload();
+          assert.equal(await tab.inputValue('#key'), 'k1', 'the key survives a reload');
+          await tab.waitForSelector('select[name="drafter"] option[value="CTC"]', { state: 'attached' });
+          assert.equal(await tab.locator('select[name="drafter"] option[value="CTC"]').count(), 2, 'no choice twice');
+          await tab.setInputFiles('#file', SAMPLE_PAGE);
+          await tab.click('#run');
+          await tab.locator('.run .error[data-code="CAUGHT"]').waitFor();
+          assert.deepEqual(sent[1], { drafter: 'CTC', verifier: 'JOINT' });
+        } finally {
+          await context.close();
+          await keyed.close();
+        }
+      },
+    );
   },
 );

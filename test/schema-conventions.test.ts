@@ -33,6 +33,18 @@ describe("the GraphQL schema's conventions", () => {
     assert.deepEqual(missing, []);
   });
 
+  it('every type and argument has a description', () => {
+    const undescribed = types.filter((t) => !t.description).map((t) => t.name);
+    const args = types.flatMap((t) =>
+      isObjectType(t) || isInterfaceType(t)
+        ? Object.values(t.getFields()).flatMap((f) =>
+            f.args.filter((a) => !a.description).map((a) => `${t.name}.${f.name}(${a.name})`),
+          )
+        : [],
+    );
+    assert.deepEqual([...undescribed, ...args], []);
+  });
+
   it('every enum value is upper-case', () => {
     const lower = types.filter(isEnumType).flatMap((e) =>
       e

@@ -17,8 +17,12 @@ export type Sequenced = JobEvent & { seq: number; jobId: string };
 export const isFinal = (e: JobEvent): boolean => e.type === 'done' || e.type === 'failed' || e.type === 'cancelled';
 
 export interface EventLog {
-  /** Append an event to a job's log; returns it with its sequence number. */
-  publish(jobId: string, event: JobEvent): Promise<Sequenced>;
+  /**
+   * Append an event to a job's log; returns it with its sequence number, or null when the log refuses it: the
+   * job's final event is in already, or `run` (a worker's run of the job, its `starts`) is older than the latest
+   * run that published. A run that lost its job to a later one can then add nothing to its stream.
+   */
+  publish(jobId: string, event: JobEvent, run?: number): Promise<Sequenced | null>;
   /** Events after `afterSeq` (0 = all), then live ones, ending after the job's final event. */
   subscribe(jobId: string, afterSeq?: number, signal?: AbortSignal): AsyncIterable<Sequenced>;
 }

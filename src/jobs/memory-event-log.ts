@@ -5,13 +5,19 @@ import { type EventLog, type JobEvent, isFinal, type Sequenced } from './events.
 export class MemoryEventLog implements EventLog {
   private readonly logs = new Map<string, Sequenced[]>();
   private readonly wake = new EventEmitter();
+  private readonly runs = new Map<string, number>();
+  private readonly ended = new Set<string>();
 
   constructor() {
     this.wake.setMaxListeners(0); // one listener per live subscription
   }
 
-  async publish(jobId: string, event: JobEvent): Promise<Sequenced> {
+  async publish(jobId: string, event: JobEvent, run = 0): Promise<Sequenced | null> {
     const log = this.logs.get(jobId) ?? [];
+    // As the Redis log: nothing after the final event, nothing from a run older than the latest that published.
+    if (this.ended.has(jobId) || run < (this.runs.get(jobId) ?? 0)) return null;
+    if (run) this.runs.set(jobId, run);
+    if (isFinal(event)) this.ended.add(jobId);
     this.logs.set(jobId, log);
     const e = { ...event, seq: log.length + 1, jobId } as Sequenced;
     log.push(e);
@@ -47,5 +53,7 @@ export class MemoryEventLog implements EventLog {
   /** Forget a job's events (after it is deleted). */
   drop(jobId: string): void {
     this.logs.delete(jobId);
+    this.runs.delete(jobId);
+    this.ended.delete(jobId);
   }
 }

@@ -57,7 +57,10 @@ export class MemoryJobQueue implements JobQueue {
       this.running.set(id, ctrl);
       // A handler that throws has already recorded its failure; the queue only moves on.
       const settled: Promise<void> = this.handler(id, ctrl.signal, { attempt: 1 })
-        .catch(() => undefined)
+        .then(
+          () => undefined,
+          () => undefined,
+        )
         .finally(() => {
           this.running.delete(id);
           this.settling.delete(settled);

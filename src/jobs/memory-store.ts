@@ -87,9 +87,15 @@ export class MemoryJobStore implements JobStore {
     return gone;
   }
 
-  async transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null> {
+  async transition(
+    id: string,
+    from: readonly JobStatus[],
+    patch: JobPatch,
+    starts?: number,
+  ): Promise<JobRecord | null> {
     const job = this.jobs.get(id);
     if (!job || !from.includes(job.status)) return null;
+    if (starts !== undefined && (job.starts ?? 0) !== starts) return null;
     return this.update(id, patch);
   }
 

@@ -19,7 +19,19 @@ export class WorkerStopping extends Error {
   }
 }
 
-export type JobHandler = (jobId: string, signal: AbortSignal, run: JobRun) => Promise<void>;
+/**
+ * Why a queue aborts a running job's signal when its worker lost the job's lock (it could not renew it in time,
+ * e.g. Redis froze): the job may already run elsewhere, so this run stops and writes nothing more for it.
+ */
+export class LockLost extends Error {
+  constructor() {
+    super("the worker lost the job's lock; another worker may run it");
+    this.name = 'LockLost';
+  }
+}
+
+/** What a handler resolves with is not used. */
+export type JobHandler = (jobId: string, signal: AbortSignal, run: JobRun) => Promise<unknown>;
 
 export interface JobQueue {
   enqueue(jobId: string, opts?: { tenant?: string }): Promise<void>;

@@ -14,9 +14,17 @@ import { createPubSub } from '@graphql-yoga/subscription';
 import type { Redis } from 'ioredis';
 import { type EventLog, type JobEvent, isFinal, type Sequenced } from './events.js';
 
-// KEYS: seq counter, log list, final-seq key. ARGV: channel, event JSON without seq/jobId (an object), job id, final
-// ('1'/'0'), retention seconds. Returns the seq.
+// KEYS: seq counter, log list, final-seq key, latest run key. ARGV: channel, event JSON without seq/jobId (an
+// object), job id, final ('1'/'0'), retention seconds, run (0: not a worker's run). Returns the seq, or 0 when
+// refused: after the final event, or from a run older than the latest one that published.
 const APPEND = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+local run = tonumber(ARGV[6])
+if run > 0 then
+  local latest = tonumber(redis.call('GET', KEYS[4]) or '0')
+  if run < latest then return 0 end
+  if run > latest then redis.call('SET', KEYS[4], run) end
+end
 local seq = redis.call('INCR', KEYS[1])
 local body = string.sub(ARGV[2], 2)
 local sep = ''
@@ -25,9 +33,10 @@ local json = '{"seq":' .. seq .. ',"jobId":' .. cjson.encode(ARGV[3]) .. sep .. 
 redis.call('RPUSH', KEYS[2], json)
 redis.call('PUBLISH', ARGV[1], json)
 if ARGV[4] == '1' then
-  redis.call('SET', KEYS[3], seq, 'NX', 'EX', tonumber(ARGV[5]))
-  redis.call('EXPIRE', KEYS[1], tonumber(ARGV[5]))
-  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
+  redis.call('SET', KEYS[3], seq, 'EX', tonumber(ARGV[5]))
+  for i = 1, 4 do
+    if i ~= 3 then redis.call('EXPIRE', KEYS[i], tonumber(ARGV[5])) end
+  end
 end
 return seq
 `;
@@ -47,7 +56,7 @@ export class RedisEventLog implements EventLog {
     private readonly opts: { prefix?: string; retentionSeconds: number },
   ) {
     this.p = opts.prefix ?? 'specula';
-    redis.defineCommand('speculaAppend', { numberOfKeys: 3, lua: APPEND });
+    redis.defineCommand('speculaAppend', { numberOfKeys: 4, lua: APPEND });
     this.pubsub = createPubSub<Record<string, [Sequenced]>>({
       eventTarget: createRedisEventTarget({ publishClient: redis, subscribeClient: subscriber }),
     });
@@ -57,21 +66,24 @@ export class RedisEventLog implements EventLog {
   private seqKey = (jobId: string): string => `${this.p}:job:${jobId}:seq`;
   private logKey = (jobId: string): string => `${this.p}:job:${jobId}:events`;
   private finalKey = (jobId: string): string => `${this.p}:job:${jobId}:final`;
+  private runKey = (jobId: string): string => `${this.p}:job:${jobId}:run`;
 
-  async publish(jobId: string, event: JobEvent): Promise<Sequenced> {
+  async publish(jobId: string, event: JobEvent, run = 0): Promise<Sequenced | null> {
     const seq = await (
       this.redis as Redis & { speculaAppend(...a: (string | number)[]): Promise<number> }
     ).speculaAppend(
       this.seqKey(jobId),
       this.logKey(jobId),
       this.finalKey(jobId),
+      this.runKey(jobId),
       this.channel(jobId),
       JSON.stringify(event),
       jobId,
       isFinal(event) ? '1' : '0',
       this.opts.retentionSeconds,
+      run,
     );
-    return { ...event, seq, jobId } as Sequenced;
+    return seq ? ({ ...event, seq, jobId } as Sequenced) : null;
   }
 
   private async read(jobId: string, from: number): Promise<Sequenced[]> {

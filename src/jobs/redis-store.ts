@@ -25,14 +25,15 @@ const FIELDS = [
 const JSON_FIELDS = new Set(['input', 'progress', 'result', 'error', 'starts']);
 
 // KEYS: job hash, tenant's active set. ARGV: allowed statuses (comma-joined), new status or '', retention seconds,
-// job id, then field/value pairs. Returns 1 when applied.
+// job id, the `starts` the job must have ('': any), then field/value pairs. Returns 1 when applied.
 const TRANSITION = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 0 end
 local allowed = false
 for s in string.gmatch(ARGV[1], '[^,]+') do if s == status then allowed = true end end
 if not allowed then return 0 end
-for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if ARGV[5] ~= '' and (redis.call('HGET', KEYS[1], 'starts') or '0') ~= ARGV[5] then return 0 end
+for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 local finished = ARGV[2] == 'succeeded' or ARGV[2] == 'failed' or ARGV[2] == 'cancelled'
 if finished then
   redis.call('SREM', KEYS[2], ARGV[4])
@@ -180,7 +181,12 @@ export class RedisJobStore implements JobStore {
     return job;
   }
 
-  async transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null> {
+  async transition(
+    id: string,
+    from: readonly JobStatus[],
+    patch: JobPatch,
+    starts?: number,
+  ): Promise<JobRecord | null> {
     const current = await this.redis.hget(this.jobKey(id), 'tenant');
     if (current === null) return null;
     const fields = RedisJobStore.encode({ ...patch, updatedAt: new Date().toISOString() });
@@ -193,6 +199,7 @@ export class RedisJobStore implements JobStore {
       patch.status ?? '',
       this.opts.retentionSeconds,
       id,
+      starts === undefined ? '' : JSON.stringify(starts),
       ...fields,
     );
     return applied ? this.load(id) : null;

@@ -38,7 +38,9 @@ export interface JobStore {
   /**
    * Apply `patch` only if the job's status is one of `from`, atomically; null when it was not (someone else
    * moved it first). Status changes go through here, so a job is cancelled, started or finished exactly once.
+   * With `starts`, only while the job's `starts` is that (absent counts as 0): a worker's run, fenced, changes
+   * nothing once a later run has taken the job over.
    */
-  transition(id: string, from: readonly JobStatus[], patch: JobPatch): Promise<JobRecord | null>;
+  transition(id: string, from: readonly JobStatus[], patch: JobPatch, starts?: number): Promise<JobRecord | null>;
   load(id: string): Promise<JobRecord | null>;
 }

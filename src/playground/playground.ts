@@ -4,105 +4,10 @@
  * live metrics computed from the token deltas, and when the job is done its markdown and the block boxes over
  * the page. Two strategies can run side by side on the same document.
  */
-import type { FinalMetrics, GqlError, JobEvent, JobResult, Marked, Strategies, TokenDelta } from './types.js';
+import { ApiError, follow, gql, storedKey, storeKey, upload } from './api.js';
+import type { FinalMetrics, JobEvent, JobResult, Marked, Strategies, TokenDelta } from './types.js';
 
 const $ = <T extends Element>(sel: string, root: ParentNode = document): T => root.querySelector(sel) as T;
-
-class ApiError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function headers(extra: Record<string, string> = {}): Record<string, string> {
-  const key = $<HTMLInputElement>('#key').value.trim();
-  if (key) localStorage.setItem('specula-key', key);
-  return { ...(key ? { authorization: `Bearer ${key}` } : {}), ...extra };
-}
-
-function firstError(body: { errors?: GqlError[] }): ApiError | null {
-  const e = body.errors?.[0];
-  return e ? new ApiError(e.extensions?.code ?? 'ERROR', e.message) : null;
-}
-
-/** POST to /graphql and return the data, or throw the first error. */
-async function post<T>(extraHeaders: Record<string, string>, body: BodyInit): Promise<T> {
-  const res = await fetch('/graphql', { method: 'POST', headers: headers(extraHeaders), body });
-  const json = (await res.json()) as { data?: T; errors?: GqlError[] };
-  const err = firstError(json);
-  if (err) throw err;
-  return json.data as T;
-}
-
-async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  return post<T>({ 'content-type': 'application/json' }, JSON.stringify({ query, variables }));
-}
-
-async function upload(file: File, decoding: Record<string, unknown>): Promise<string> {
-  const form = new FormData();
-  form.set(
-    'operations',
-    JSON.stringify({
-      query: 'mutation($input: CreateParseJobInput!) { createParseJob(input: $input) { id } }',
-      variables: { input: { file: null, decoding } },
-    }),
-  );
-  form.set('map', JSON.stringify({ 0: ['variables.input.file'] }));
-  form.set('0', file, file.name);
-  const data = await post<{ createParseJob: { id: string } }>({ 'x-graphql-yoga-csrf': 'playground' }, form);
-  return data.createParseJob.id;
-}
-
-const EVENTS = `subscription($id: ID!) { parseJobEvents(id: $id) {
-  __typename
-  ... on JobEvent { seq }
-  ... on TokenDelta { page line text fromDraft accepted drafted }
-  ... on JobDone { metrics {
-    tokensPerForward forwards sequenceForwards acceptanceByPosition committedTokens acceptedTokens visualTokenRatio
-  } }
-  ... on JobFailed { code message }
-  ... on JobRestarted { attempt }
-} }`;
-
-/** Follow a job over server-sent events (POST + Accept: text/event-stream), one event at a time. */
-async function follow(id: string, onEvent: (e: JobEvent) => void): Promise<void> {
-  const res = await fetch('/graphql', {
-    method: 'POST',
-    headers: headers({ 'content-type': 'application/json', accept: 'text/event-stream' }),
-    body: JSON.stringify({ query: EVENTS, variables: { id } }),
-  });
-  if (!res.ok || !res.body) {
-    const body = (await res.json().catch(() => ({}))) as { errors?: GqlError[] };
-    throw firstError(body) ?? new ApiError('HTTP_' + res.status, `the event stream failed (HTTP ${res.status})`);
-  }
-  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buf = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buf += value;
-    let end: number;
-    while ((end = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, end);
-      buf = buf.slice(end + 2);
-      const kind = /^event: (.*)$/m.exec(block)?.[1];
-      if (kind === 'complete') return;
-      const data = block
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trim())
-        .join('\n');
-      if (kind !== 'next' || !data) continue;
-      const payload = JSON.parse(data) as { data?: { parseJobEvents: JobEvent }; errors?: GqlError[] };
-      const err = firstError(payload);
-      if (err) throw err;
-      if (payload.data) onEvent(payload.data.parseJobEvents);
-    }
-  }
-}
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -303,7 +208,9 @@ class RunView {
 async function run(file: File, fieldset: HTMLFieldSetElement, title: string): Promise<void> {
   const view = new RunView(title);
   const get = (name: string): string => (fieldset.querySelector(`[name="${name}"]`) as HTMLInputElement).value;
-  const decoding: Record<string, unknown> = { drafter: get('drafter'), verifier: get('verifier') };
+  // An empty choice (the engine's choices not loaded) is left out: the server's default applies.
+  const decoding: Record<string, unknown> = {};
+  for (const name of ['drafter', 'verifier']) if (get(name)) decoding[name] = get(name);
   if (get('draftLength')) decoding.draftLength = Number(get('draftLength'));
   const keep = Number(get('keep') || '1');
   if (keep < 1) decoding.visualTokens = { keep };
@@ -332,8 +239,59 @@ async function run(file: File, fieldset: HTMLFieldSetElement, title: string): Pr
   }
 }
 
+/** Fill the drafter and verifier choices from the engine query; says why on the page when the API refuses. */
+async function loadChoices(): Promise<void> {
+  let strategies: Strategies;
+  try {
+    const { engine } = await gql<{ engine: { strategies: Strategies } }>(
+      '{ engine { strategies { drafters { name description available reason ' +
+        '} verifiers { name description } defaultDrafter defaultVerifier } } }',
+    );
+    strategies = engine.strategies;
+  } catch (e) {
+    const err = e instanceof ApiError ? e : new ApiError('ERROR', String(e));
+    $<HTMLElement>('#choices').textContent = `The API refused: ${err.code}: ${err.message}. Enter an API key above.`;
+    return;
+  }
+  $<HTMLElement>('#choices').textContent = '';
+  for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="drafter"]')) {
+    select.replaceChildren();
+    for (const d of strategies.drafters)
+      select.add(
+        Object.assign(new Option(d.name.toLowerCase(), d.name), {
+          disabled: !d.available,
+          title: d.reason ?? d.description,
+        }),
+      );
+  }
+  for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="verifier"]')) {
+    select.replaceChildren();
+    for (const v of strategies.verifiers)
+      select.add(Object.assign(new Option(v.name.toLowerCase(), v.name), { title: v.description }));
+  }
+  // A: what the API does for a request that names nothing. B, to compare with: plain greedy AR decoding.
+  const a = $<HTMLFieldSetElement>('fieldset[data-run="a"]');
+  $<HTMLSelectElement>('select[name="drafter"]', a).value = strategies.defaultDrafter;
+  $<HTMLSelectElement>('select[name="verifier"]', a).value = strategies.defaultVerifier;
+  const b = $<HTMLFieldSetElement>('fieldset[data-run="b"]');
+  $<HTMLSelectElement>('select[name="drafter"]', b).value = 'NONE';
+  $<HTMLSelectElement>('select[name="verifier"]', b).value = 'GREEDY';
+}
+
+/** The key is kept as it is typed, and the choices it opens load a moment after the typing stops. */
+function watchKey(): void {
+  const input = $<HTMLInputElement>('#key');
+  input.value = storedKey();
+  let timer = 0;
+  input.addEventListener('input', () => {
+    storeKey(input.value);
+    window.clearTimeout(timer);
+    timer = window.setTimeout(() => void loadChoices(), 300);
+  });
+}
+
 async function init(): Promise<void> {
-  $<HTMLInputElement>('#key').value = localStorage.getItem('specula-key') ?? '';
+  watchKey();
   const fileInput = $<HTMLInputElement>('#file');
   const drop = $<HTMLElement>('#drop');
   const runButton = $<HTMLButtonElement>('#run');
@@ -355,36 +313,6 @@ async function init(): Promise<void> {
     drop.classList.remove('over');
     choose(e.dataTransfer?.files[0]);
   });
-  try {
-    const { engine } = await gql<{ engine: { strategies: Strategies } }>(
-      '{ engine { strategies { drafters { name description available reason ' +
-        '} verifiers { name description } defaultDrafter defaultVerifier } } }',
-    );
-    for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="drafter"]')) {
-      for (const d of engine.strategies.drafters)
-        select.add(
-          Object.assign(new Option(d.name.toLowerCase(), d.name), {
-            disabled: !d.available,
-            title: d.reason ?? d.description,
-          }),
-        );
-    }
-    for (const select of document.querySelectorAll<HTMLSelectElement>('select[name="verifier"]')) {
-      for (const v of engine.strategies.verifiers)
-        select.add(Object.assign(new Option(v.name.toLowerCase(), v.name), { title: v.description }));
-    }
-    // A: what the API does for a request that names nothing. B, to compare with: plain greedy AR decoding.
-    const a = $<HTMLFieldSetElement>('fieldset[data-run="a"]');
-    $<HTMLSelectElement>('select[name="drafter"]', a).value = engine.strategies.defaultDrafter;
-    $<HTMLSelectElement>('select[name="verifier"]', a).value = engine.strategies.defaultVerifier;
-    const b = $<HTMLFieldSetElement>('fieldset[data-run="b"]');
-    $<HTMLSelectElement>('select[name="drafter"]', b).value = 'NONE';
-    $<HTMLSelectElement>('select[name="verifier"]', b).value = 'GREEDY';
-  } catch (e) {
-    const err = e instanceof ApiError ? e : new ApiError('ERROR', String(e));
-    $<HTMLElement>('#file-name').textContent =
-      `The API refused: ${err.code}: ${err.message}. Enter an API key above and reload.`;
-  }
   runButton.addEventListener('click', () => {
     if (!file) return;
     $('#runs').replaceChildren();
@@ -394,6 +322,7 @@ async function init(): Promise<void> {
     if ((b.querySelector('[name="enabled"]') as HTMLInputElement).checked) runs.push(run(file, b, 'B'));
     void Promise.all(runs);
   });
+  await loadChoices();
 }
 
 void init();

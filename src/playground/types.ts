@@ -1,6 +1,6 @@
 /**
- * Types only, erased from the compiled script (the page loads no module of its own but playground.js): the API's
- * answers as the playground reads them, and the part of marked it calls.
+ * Types only, erased from the compiled scripts (the page loads no modules of its own but playground.js and api.js):
+ * the API's answers as the playground reads them, and the part of marked it calls.
  */
 
 /** Drafter and verifier names are the API's enum values (CTC, DUAL_DIFFUSION), listed by the engine query. */

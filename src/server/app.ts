@@ -18,6 +18,7 @@ import type { Jobs } from '../jobs/jobs.js';
 import type { ApiKeys, AuthResult } from './auth.js';
 import type { ServerConfig } from './config.js';
 import type { Logger } from './logger.js';
+import type { GraphiQLPages } from './graphiql.js';
 import type { ServerMetrics } from './metrics.js';
 import { downloadJobId } from '../resolvers/downloads.js';
 import { serveDownload } from './downloads.js';
@@ -45,8 +46,8 @@ export interface AppDeps {
   report: Reporter;
   /** Readiness beyond "the process is up" (the queue answers, a worker is there): null, or why not. */
   ready: Readiness;
-  /** GraphiQL's page with its assets inlined (@graphql-yoga/render-graphiql), when SPECULA_GRAPHIQL is set. */
-  renderGraphiQL?: (opts: Record<string, unknown>) => string;
+  /** GraphiQL's page and its assets (./graphiql.ts), when SPECULA_GRAPHIQL is set. */
+  graphiql?: GraphiQLPages;
 }
 
 export interface App {
@@ -161,12 +162,13 @@ function createGraphqlYoga(deps: AppDeps, shutdown: AbortSignal, base64Limit: nu
   return createYoga<ServerContext, RequestContext>({
     schema: deps.schema,
     graphqlEndpoint: '/graphql',
-    // Yoga's own GraphiQL loads its assets from a CDN; the inlined one is served only when asked for.
-    graphiql: Boolean(deps.renderGraphiQL) && {
+    // Yoga's own GraphiQL loads its assets from a CDN; ours is served only when asked for. Keyless, requests go
+    // without a key: a placeholder one would be refused (UNAUTHENTICATED), introspection included.
+    graphiql: Boolean(deps.graphiql) && {
       title: 'Specula',
-      headers: JSON.stringify({ authorization: 'Bearer <your key>' }),
+      ...(keys.allowAnonymous ? {} : { headers: JSON.stringify({ authorization: 'Bearer <your key>' }) }),
     },
-    ...(deps.renderGraphiQL ? { renderGraphiQL: deps.renderGraphiQL } : {}),
+    ...(deps.graphiql ? { renderGraphiQL: deps.graphiql.render } : {}),
     landingPage: false,
     logging: yogaLogger(logger),
     fetchAPI: createFetch({
@@ -205,6 +207,7 @@ function route(routes: Routes, req: IncomingMessage, res: ServerResponse): void 
   const metrics = deps.config.metricsPort === undefined ? deps.metricsRoute : null;
   if (serveHealth(req, res, { metrics, ready: deps.ready, closing: routes.closing })) return;
   if (servePlayground(path, res)) return;
+  if (deps.graphiql?.serveAsset(path, res)) return;
   const download = downloadJobId(path);
   if (download) {
     void serveDownload(req, res, download, {
@@ -216,7 +219,7 @@ function route(routes: Routes, req: IncomingMessage, res: ServerResponse): void 
   }
   if (
     path === yoga.graphqlEndpoint &&
-    deps.renderGraphiQL &&
+    deps.graphiql &&
     req.method === 'GET' &&
     (req.headers.accept ?? '').includes('text/html')
   ) {

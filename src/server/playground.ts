@@ -1,5 +1,5 @@
 /**
- * The playground page's files: its HTML and CSS (src/playground), its script (compiled by `tsc -p
+ * The playground page's files: its HTML and CSS (src/playground), its scripts (compiled by `tsc -p
  * src/playground`), and marked, which renders the markdown, from node_modules. Only these files are served;
  * nothing is fetched from elsewhere at run time.
  */
@@ -22,6 +22,10 @@ const FILES: Record<string, { path: () => string; type: string }> = {
   },
   '/playground/playground.js': {
     path: () => join(PACKAGE_ROOT, 'dist', 'playground', 'playground.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
+  '/playground/api.js': {
+    path: () => join(PACKAGE_ROOT, 'dist', 'playground', 'api.js'),
     type: 'text/javascript; charset=utf-8',
   },
   '/playground/vendor/marked.js': {

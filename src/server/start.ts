@@ -235,7 +235,7 @@ async function serveApi(
     report: p.report,
     ready,
     // GraphiQL's bundle (9 MB of JavaScript) loads only when it is asked for.
-    ...(config.graphiql ? { renderGraphiQL: (await import('@graphql-yoga/render-graphiql')).renderGraphiQL } : {}),
+    ...(config.graphiql ? { graphiql: (await import('./graphiql.js')).graphiqlPages } : {}),
   });
   const port = await app.listen();
   logger.info(

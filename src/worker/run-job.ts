@@ -2,7 +2,8 @@
  * A worker's handling of one job: take the bytes, read the document, stream token, region and page events
  * as they happen, store the result, and end with exactly one final event (done, failed or cancelled). A
  * failing job records a typed error; it never throws out of here, except to hand the job back: a backend outage
- * with tries left, or its worker stopping.
+ * with tries left, its worker stopping, or its worker having lost the job's lock. Each run is numbered (the job's
+ * `starts`) and fences its writes with that number, so a run that a later one took over changes nothing more.
  */
 import { DocumentError } from '../document/errors.js';
 import { type RenderInput, renderTextFormat, type WordFormat } from '../document/formats/index.js';
@@ -14,8 +15,8 @@ import type { BlobStore } from '../jobs/blob-store.js';
 import { type JobError, type JobResult, searchablePdfKey } from '../jobs/job-record.js';
 import { formatsOf, type OutputFormat, resolveReading } from '../options/reading-options.js';
 import { BlobTooLargeError } from '../jobs/redis-blob-store.js';
-import type { EventLog } from '../jobs/events.js';
-import { type JobRun, WorkerStopping } from '../jobs/queue.js';
+import type { EventLog, JobEvent } from '../jobs/events.js';
+import { type JobRun, LockLost, WorkerStopping } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import { SOFTWARE_NAME, softwareVersion } from '../version.js';
 import type { FormulaReader } from './formula-reader.js';
@@ -36,17 +37,19 @@ export interface WorkerDeps {
   onPageRead?: (ms: number) => void;
 }
 
+/** Runs the job; true when this run ended it, false when there was nothing to do (ended or taken already). */
 export async function runJob(
   deps: WorkerDeps,
   jobId: string,
   signal: AbortSignal,
   run: JobRun = { attempt: 1 },
-): Promise<void> {
+): Promise<boolean> {
+  const own: Own = {};
   try {
-    await readJob(deps, jobId, signal, run);
+    return await readJob(deps, jobId, signal, run, own);
   } catch (e) {
-    // The worker is stopping: the job stays RUNNING with its bytes, and the queue gives it to another worker.
-    if (e instanceof WorkerStopping) throw e;
+    // The worker is stopping, or lost the job: it stays RUNNING with its bytes, for another worker.
+    if (e instanceof WorkerStopping || e instanceof LockLost) throw e;
     // Not the document's fault and not decoding's: a backend broke (a store or log outage). With tries left,
     // the queue takes the job up again later (it stays RUNNING and its next worker takes it over); on the last
     // try it ends as INTERNAL.
@@ -54,41 +57,52 @@ export async function runJob(
     if ((run.attemptsLeft ?? 0) > 0) throw e;
     const error: JobError = { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
     try {
-      if (await deps.store.transition(jobId, ['queued', 'running'], { status: 'failed', error }))
-        await deps.events.publish(jobId, { type: 'failed', ...error });
+      if (await deps.store.transition(jobId, ['queued', 'running'], { status: 'failed', error }, own.starts)) {
+        await deps.events.publish(jobId, { type: 'failed', ...error }, own.starts);
+        return true;
+      }
     } catch (e2) {
       deps.report?.(e2, jobId);
     }
+    return false;
   }
 }
 
-async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run: JobRun): Promise<void> {
+/** This run's number (the job's `starts` it wrote), once it has taken the job. */
+interface Own {
+  starts?: number;
+}
+
+async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run: JobRun, own: Own): Promise<boolean> {
   const { store, events, blobs, engine } = deps;
   const job = await store.load(jobId);
   // Finished or cancelled while waiting: nothing to do. RUNNING means its last worker died (or a backend broke
   // under it): this worker takes it over and reads it again from the start.
-  if (!job || (job.status !== 'queued' && job.status !== 'running')) return;
+  if (!job || (job.status !== 'queued' && job.status !== 'running')) return false;
   const from = job.status;
   const bytes = await blobs.get(jobId);
   if (!bytes) {
     const error: JobError = { code: 'INPUT_LOST', message: 'the uploaded file is no longer stored' };
-    if (await store.transition(jobId, [from], { status: 'failed', error }))
-      await events.publish(jobId, { type: 'failed', ...error });
-    return;
+    if (!(await store.transition(jobId, [from], { status: 'failed', error }, job.starts ?? 0))) return false;
+    await events.publish(jobId, { type: 'failed', ...error });
+    return true;
   }
-  // Counted on the job itself: the queue's own count does not move when a dead worker's job is taken over.
+  // Counted on the job itself: the queue's own count does not move when a dead worker's job is taken over. Taken
+  // only from the `starts` this run read: of two runs that read the same, one takes the job.
   const starts = (job.starts ?? 0) + 1;
-  if (
-    !(await store.transition(jobId, [from], { status: 'running', progress: { pagesDone: 0, pagesTotal: 0 }, starts }))
-  )
-    return; // cancelled just now
-  if (from === 'running') await events.publish(jobId, { type: 'restarted', attempt: starts });
+  const progress = { pagesDone: 0, pagesTotal: 0 };
+  // Cancelled, or taken by another run, just now: nothing for this one to do.
+  if (!(await store.transition(jobId, [from], { status: 'running', progress, starts }, job.starts ?? 0))) return false;
+  own.starts = starts;
+  // Before any token of this run: a client drops what the earlier run's tokens built (docs/api.md).
+  if (from === 'running') await events.publish(jobId, { type: 'restarted', attempt: starts }, starts);
   // Progress and events from inside decoding callbacks go out one after another, in the order they happened
   // (an async event log must not number a later event first); the final event waits for all of them.
   let chain: Promise<unknown> = Promise.resolve();
   const fire = (write: () => Promise<unknown>): void => {
     chain = chain.then(write).catch((e: unknown) => deps.report?.(e, jobId));
   };
+  const publish = (e: JobEvent): Promise<unknown> => events.publish(jobId, e, starts);
   let pagesDone = 0;
   let pagesTotal = 0;
   // Resolved at submission; a job stored by an earlier version may lack some, which take their defaults here.
@@ -96,6 +110,7 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
   const reading = resolveReading(asked);
   const formats = formatsOf(reading);
   const limits = deps.limits ?? DEFAULT_SOURCE_LIMITS;
+  let ended = false;
   try {
     const doc = await readDocument(engine, bytes, job.input.fileName, {
       ...reading,
@@ -105,18 +120,18 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
       signal,
       onOpen: (pages) => {
         pagesTotal = pages.length;
-        fire(() => store.update(jobId, { progress: { pagesDone, pagesTotal } }));
+        fire(() => store.transition(jobId, ['running'], { progress: { pagesDone, pagesTotal } }, starts));
       },
       onTokens: (page, line, text, fromDraft, drafted) =>
-        fire(() => events.publish(jobId, { type: 'token', page, line, text, fromDraft: [...fromDraft], drafted })),
+        fire(() => publish({ type: 'token', page, line, text, fromDraft: [...fromDraft], drafted })),
       onPage: (page, ms) => {
         deps.onPageRead?.(ms);
         pagesDone++;
         page.blocks.forEach((b) =>
-          fire(() => events.publish(jobId, { type: 'region', page: page.index, block: b.order, markdown: b.markdown })),
+          fire(() => publish({ type: 'region', page: page.index, block: b.order, markdown: b.markdown })),
         );
-        fire(() => events.publish(jobId, { type: 'page', page: page.index, markdown: page.markdown }));
-        fire(() => store.update(jobId, { progress: { pagesDone, pagesTotal } }));
+        fire(() => publish({ type: 'page', page: page.index, markdown: page.markdown }));
+        fire(() => store.transition(jobId, ['running'], { progress: { pagesDone, pagesTotal } }, starts));
       },
     });
     await chain;
@@ -130,30 +145,37 @@ async function readJob(deps: WorkerDeps, jobId: string, signal: AbortSignal, run
       software: { name: SOFTWARE_NAME, version: softwareVersion() },
     };
     const { rendered, pdf } = await renderFormats(deps, jobId, render, formats);
-    const done = await store.transition(jobId, ['running'], {
-      status: 'succeeded',
-      progress: { pagesDone: doc.pages.length, pagesTotal: doc.pages.length },
-      result: {
-        format: doc.format,
-        pageCount: doc.pageCount,
-        pages: doc.pages,
-        ...(formats.has('markdown') ? { markdown: doc.markdown } : {}),
-        ...(formats.has('text') ? { text: doc.text } : {}),
-        ...(formats.has('json')
-          ? { document: { format: doc.format, pageCount: doc.pageCount, pages: doc.pages } }
-          : {}),
-        ...rendered,
-        ...(pdf ? { pdf } : {}),
-        metrics,
-      },
-    });
-    if (done) await events.publish(jobId, { type: 'done', metrics });
+    // Lost while it rendered: the job is another run's now, which writes its result.
+    if (signal.reason instanceof LockLost) throw signal.reason;
+    const result = { ...resultOf(doc, formats), ...rendered, ...(pdf ? { pdf } : {}), metrics };
+    const pages = doc.pages.length;
+    const finished = { status: 'succeeded', progress: { pagesDone: pages, pagesTotal: pages }, result } as const;
+    const done = await store.transition(jobId, ['running'], finished, starts);
+    if (done) await publish({ type: 'done', metrics });
+    ended = done !== null;
   } catch (e) {
     await chain;
-    await endUnfinished(deps, jobId, signal, e);
+    ended = await endUnfinished(deps, jobId, signal, e, starts);
   }
-  // Only now, with the job final, are its bytes no longer needed (a retry after an outage needs them).
-  await blobs.delete(jobId).catch((e: unknown) => deps.report?.(e, jobId));
+  // Only now, with the job final, are its bytes no longer needed (a retry after an outage needs them); a run that
+  // did not end the job leaves them to the one that does.
+  if (ended) await blobs.delete(jobId).catch((e: unknown) => deps.report?.(e, jobId));
+  return ended;
+}
+
+/** The result's reading, in the text formats the job asked for. */
+function resultOf(
+  doc: Awaited<ReturnType<typeof readDocument>>,
+  formats: ReadonlySet<OutputFormat>,
+): Omit<JobResult, 'metrics'> {
+  return {
+    format: doc.format,
+    pageCount: doc.pageCount,
+    pages: doc.pages,
+    ...(formats.has('markdown') ? { markdown: doc.markdown } : {}),
+    ...(formats.has('text') ? { text: doc.text } : {}),
+    ...(formats.has('json') ? { document: { format: doc.format, pageCount: doc.pageCount, pages: doc.pages } } : {}),
+  };
 }
 
 /** The word-level renderings the job asked for; the searchable PDF is stored apart, or the job says why it is not. */
@@ -185,20 +207,30 @@ async function renderFormats(
   return { rendered, pdf };
 }
 
-/** A job that ended without a result: cancelled, or failed with a typed error (else INTERNAL, and reported). */
-async function endUnfinished(deps: WorkerDeps, jobId: string, signal: AbortSignal, e: unknown): Promise<void> {
+/**
+ * A job that ended without a result: cancelled, or failed with a typed error (else INTERNAL, and reported).
+ * True when this run (`starts`) ended it.
+ */
+async function endUnfinished(
+  deps: WorkerDeps,
+  jobId: string,
+  signal: AbortSignal,
+  e: unknown,
+  starts: number,
+): Promise<boolean> {
   const { store, events } = deps;
-  if (signal.reason instanceof WorkerStopping) throw signal.reason;
+  if (signal.reason instanceof WorkerStopping || signal.reason instanceof LockLost) throw signal.reason;
   if (signal.aborted || (e instanceof EngineError && e.code === 'CANCELLED')) {
-    if (await store.transition(jobId, ['running'], { status: 'cancelled' }))
-      await events.publish(jobId, { type: 'cancelled' });
+    if (!(await store.transition(jobId, ['running'], { status: 'cancelled' }, starts))) return false;
+    await events.publish(jobId, { type: 'cancelled' }, starts);
   } else {
     const typed = e instanceof DocumentError || e instanceof EngineError;
     if (!typed) deps.report?.(e, jobId);
     const error: JobError = typed
       ? { code: e.code, message: e.message }
       : { code: 'INTERNAL', message: 'the job failed unexpectedly; it has been reported' };
-    if (await store.transition(jobId, ['running'], { status: 'failed', error }))
-      await events.publish(jobId, { type: 'failed', ...error });
+    if (!(await store.transition(jobId, ['running'], { status: 'failed', error }, starts))) return false;
+    await events.publish(jobId, { type: 'failed', ...error }, starts);
   }
+  return true;
 }

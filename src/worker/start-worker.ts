@@ -3,7 +3,7 @@
  * Hooks let the process that hosts it count and log jobs without the worker knowing about metrics or logs.
  */
 import { FINISHED } from '../jobs/job-record.js';
-import { type JobQueue, WorkerStopping } from '../jobs/queue.js';
+import { type JobQueue, LockLost, WorkerStopping } from '../jobs/queue.js';
 import { runJob, type WorkerDeps } from './run-job.js';
 
 export interface WorkerHooks {
@@ -16,14 +16,18 @@ export function startWorker(deps: WorkerDeps, queue: JobQueue, concurrency: numb
   queue.process(async (jobId, signal, run) => {
     const t0 = performance.now();
     hooks.started?.(jobId);
-    // runJob records its own failures; what it throws is an outage with tries left, for the queue to retry, or
-    // the job handed back because this worker is stopping.
+    // runJob records its own failures; what it throws is an outage with tries left, for the queue to retry, the
+    // job handed back because this worker is stopping, or the job lost with its lock (another run may have it).
+    let ended: boolean;
     try {
-      await runJob(deps, jobId, signal, run);
+      ended = await runJob(deps, jobId, signal, run);
     } catch (e) {
       if (e instanceof WorkerStopping) hooks.finished?.(jobId, 'handed back', performance.now() - t0, null);
+      if (e instanceof LockLost) hooks.finished?.(jobId, 'lock lost', performance.now() - t0, null);
       throw e;
     }
+    // Another run ended it, or holds it now: its end is that run's to report, once.
+    if (!ended) return hooks.finished?.(jobId, 'nothing to do', performance.now() - t0, null);
     const job = await deps.store.load(jobId).catch(() => null);
     // The record's own times: submitted (by the API), and last changed, which a final job's end is.
     const sinceSubmit =
