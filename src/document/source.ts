@@ -16,6 +16,11 @@ export interface SourceLimits extends ImageLimits {
   maxPages: number;
   /** PDF rendering resolution. */
   pdfDpi: number;
+  /**
+   * Pixels of pages rendered and laid out at once across the process (worker/pixel-budget.ts); absent: maxPixels,
+   * one page of the largest size allowed at a time.
+   */
+  pixelsInFlight?: number;
 }
 
 /** One character of a PDF's text layer and where it is drawn, in the page's pixels as rendered. */
@@ -35,6 +40,8 @@ export interface DocumentSource {
   /** The pages to read: all, or the requested range. */
   pages: number[];
   render(index: number): Promise<GrayPage>;
+  /** The pixels the page renders to, known before it is rendered (an image's header, a PDF page's bounds). */
+  pixels(index: number): Promise<number>;
   /** The PDF's own text for the page, where it has one. */
   textLayer(index: number): string | null;
   /**
@@ -155,6 +162,14 @@ function openPdf(
       }
       return out;
     },
+    async pixels(i: number): Promise<number> {
+      const page = load(i);
+      try {
+        return renderSize(page, limits).pixels;
+      } finally {
+        page.destroy();
+      }
+    },
     textLayer(i: number): string | null {
       if (!texts.has(i)) texts.set(i, pageText(load(i)));
       return texts.get(i) ?? null;
@@ -221,12 +236,18 @@ function pageChars(page: mupdf.Page, limits: SourceLimits): LayerChar[] | null {
   }
 }
 
-/** A page drawn in gray at the PDF resolution; refused where it would be over the pixel limit. */
-function renderPage(m: MupdfModule, page: mupdf.Page, i: number, file: string, limits: SourceLimits): GrayPage {
+/** A PDF page's size drawn at the PDF resolution. */
+function renderSize(page: mupdf.Page, limits: SourceLimits): { w: number; h: number; scale: number; pixels: number } {
   const [x0, y0, x1, y1] = page.getBounds();
   const scale = limits.pdfDpi / 72;
   const w = Math.ceil((x1 - x0) * scale);
   const h = Math.ceil((y1 - y0) * scale);
+  return { w, h, scale, pixels: w * h };
+}
+
+/** A page drawn in gray at the PDF resolution; refused where it would be over the pixel limit. */
+function renderPage(m: MupdfModule, page: mupdf.Page, i: number, file: string, limits: SourceLimits): GrayPage {
+  const { w, h, scale } = renderSize(page, limits);
   if (w * h > limits.maxPixels) {
     throw new DocumentError(
       'IMAGE_TOO_LARGE',
@@ -248,6 +269,17 @@ function renderPage(m: MupdfModule, page: mupdf.Page, i: number, file: string, l
     throw new DocumentError('CORRUPT_PDF', file, `page ${i} cannot be rendered (${(e as Error).message})`);
   } finally {
     pix?.destroy();
+  }
+}
+
+/** An image page's pixels from its header alone (0 where the header cannot be read: decoding will say why). */
+async function imagePixels(bytes: Uint8Array, page: number | undefined): Promise<number> {
+  const sharp = await loadSharp();
+  try {
+    const m = await sharp(bytes, { limitInputPixels: false, ...(page !== undefined ? { page } : {}) }).metadata();
+    return (m.width ?? 0) * (m.height ?? 0);
+  } catch {
+    return 0;
   }
 }
 
@@ -273,6 +305,7 @@ async function openImage(
     pageCount,
     pages,
     render: (i) => decodeImage(bytes, file, limits, pageCount > 1 ? i : undefined),
+    pixels: (i) => imagePixels(bytes, pageCount > 1 ? i : undefined),
     textLayer: () => null,
     textLayerChars: () => null,
     close: () => undefined, // sharp reads the bytes afresh per page: nothing held

@@ -45,6 +45,8 @@ const EnvSchema = z.object({
   SPECULA_THREADS: int(0, 0),
   SPECULA_MAX_UPLOAD_BYTES: int(25 * 1024 * 1024),
   SPECULA_MAX_PIXELS: int(100_000_000),
+  /** Pixels of pages rendered and laid out at once over all jobs (worker/pixel-budget.ts); 0: SPECULA_MAX_PIXELS. */
+  SPECULA_PIXELS_IN_FLIGHT: int(0, 0),
   SPECULA_MAX_PAGES: int(100),
   SPECULA_MAX_ACTIVE_JOBS: int(100),
   SPECULA_MAX_DEPTH: int(12),
@@ -102,6 +104,7 @@ export interface ServerConfig {
   limits: {
     uploadBytes: number;
     pixels: number;
+    pixelsInFlight: number;
     pages: number;
     activeJobs: number;
     depth: number;
@@ -160,6 +163,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ServerConfi
     limits: {
       uploadBytes: e.SPECULA_MAX_UPLOAD_BYTES,
       pixels: e.SPECULA_MAX_PIXELS,
+      pixelsInFlight: e.SPECULA_PIXELS_IN_FLIGHT || e.SPECULA_MAX_PIXELS,
       pages: e.SPECULA_MAX_PAGES,
       activeJobs: e.SPECULA_MAX_ACTIVE_JOBS,
       depth: e.SPECULA_MAX_DEPTH,

@@ -179,7 +179,12 @@ function startEngineWork(p: Parts, engine: Engine): { stops: (() => void)[]; for
   const { config, backends, metrics, logger, workerId } = p;
   const stops: (() => void)[] = [];
   stops.push(engine.observeForwards((o) => metrics.forward(o)));
-  const limits = { ...DEFAULT_SOURCE_LIMITS, maxPixels: config.limits.pixels, maxPages: config.limits.pages };
+  const limits = {
+    ...DEFAULT_SOURCE_LIMITS,
+    maxPixels: config.limits.pixels,
+    pixelsInFlight: config.limits.pixelsInFlight,
+    maxPages: config.limits.pages,
+  };
   const formulas = formulaReader(config, engine.bundle.device);
   const report = (e: unknown, jobId: string): void => p.report(e, { jobId });
   startWorker(

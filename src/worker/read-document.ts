@@ -27,14 +27,14 @@ import { DraftingContext } from '../engine/strategies/drafting-context.js';
 import type { Engine, LineReading, ReadMetrics } from '../engine/engine.js';
 import { EngineError } from '../engine/errors.js';
 import { SpecMetrics } from '../engine/decode/metrics.js';
-import { type DecodingOptions, type UncheckedDecoding, MAX_REFERENCE_CHARS } from '../engine/strategies/options.js';
-import { drafterSpec } from '../engine/strategies/registry.js';
+import type { DecodingOptions, UncheckedDecoding } from '../engine/strategies/options.js';
 import type { FormulaReader } from './formula-reader.js';
 import { lineOut } from './line-out.js';
 import { readFormulas } from './page-formulas.js';
 import { howToRead } from './page-turn.js';
 import { pageWarnings } from './reading-trust.js';
-import { layerAgrees, layerText } from './text-layer.js';
+import { withPixels } from './pixel-budget.js';
+import { layerAgrees, layerText, withReference } from './text-layer.js';
 import { type ReadingOptions, resolveReading } from '../options/reading-options.js';
 
 export interface DocumentReading {
@@ -112,31 +112,21 @@ function withWarnings(page: PageOut, lines: readonly LineOut[], lineHeight: numb
   return { ...page, unreadableLines, ...(warnings.length ? { warnings } : {}) };
 }
 
-type Decoding = ReadDocumentOptions['decoding'];
-
-/** The decoding asked for, with the PDF's text layer as its reference where its drafter wants one and none was sent. */
-function withReference(input: Decoding, source: DocumentSource): Decoding {
-  // not yet checked: the engine checks it
-  const asked = input as { drafter?: unknown; reference?: unknown } | undefined;
-  if (typeof asked?.drafter !== 'string' || !drafterSpec(asked.drafter)?.needsReference || asked.reference)
-    return input;
-  // Cut to what a request may send: a huge text layer only drafts, it must not fail the job's options.
-  const layer = source.pages
-    .map((i) => source.textLayer(i) ?? '')
-    .join('\n')
-    .trim()
-    .slice(0, MAX_REFERENCE_CHARS);
-  return layer ? { ...input, reference: layer } : input;
-}
-
 /** Milliseconds of the stages before the engine's, summed over a document's pages. */
 type PageStages = Pick<StageTimes, 'render' | 'flatten' | 'layout' | 'orient' | 'crop'>;
+
+/** A page made ready once its pixels fit the process's budget (pixel-budget.ts), held until its lines are cut. */
+async function preparePage(...args: Parameters<typeof prepareAdmitted>): ReturnType<typeof prepareAdmitted> {
+  const [, source, index, opts] = args;
+  const limits = opts.limits ?? DEFAULT_SOURCE_LIMITS;
+  return withPixels(limits, source.pixels(index), opts.signal, () => prepareAdmitted(...args));
+}
 
 /**
  * A page made ready for the engine: rendered, prepared (off thread), its lines cut, and turned the right way up
  * where the model says it reads upside down. Only the page's size leaves: its rasters go when this returns.
  */
-async function preparePage(
+async function prepareAdmitted(
   engine: Engine,
   source: DocumentSource,
   index: number,
@@ -233,7 +223,7 @@ interface DocumentRun {
   source: DocumentSource;
   opts: Settled;
   /** The decoding as asked, with the text layer as its reference (withReference): the formula reader's. */
-  input: Decoding;
+  input: UncheckedDecoding | undefined;
   /** The decoding resolved once for the document. */
   decoding: DecodingOptions;
   context: DraftingContext;

@@ -3,13 +3,16 @@
  * band; the engine scores them against the CTC frames the line was read from (engine/ctc/score.ts). The layer's text
  * stands in for the reading only where the page's layer agrees with what the model read on most lines, and the
  * frames take it at least as well as the reading on this line. A layer that lies (words that are not drawn, text
- * under a picture, a scanner's bad OCR layer) fits the frames far worse and never passes.
+ * under a picture, a scanner's bad OCR layer) fits the frames far worse and never passes. The layer is also the
+ * reference drafter's text where a request drafts from one and sent none (withReference).
  */
 import { distance } from 'fastest-levenshtein';
 import type { Box } from '../document/layout/ink.js';
-import type { LayerChar } from '../document/source.js';
+import type { DocumentSource, LayerChar } from '../document/source.js';
 import type { CharOut, WordOut } from '../document/word-boxes.js';
 import type { EvidenceFit } from '../engine/ctc/score.js';
+import { MAX_REFERENCE_CHARS, type UncheckedDecoding } from '../engine/strategies/options.js';
+import { drafterSpec } from '../engine/strategies/registry.js';
 
 /** Natural-log units the layer's text may fit the frames worse than the reading (about one character in doubt). */
 const SLACK = 1;
@@ -95,4 +98,22 @@ export function layerAgrees(lines: readonly { reading: string; layer: string | u
 export function layerWins(reading: string, layer: string | undefined, fit: EvidenceFit | undefined): layer is string {
   if (layer === undefined || fit === undefined) return false;
   return fold(layer) !== fold(reading) && fit.evidence >= fit.reading - SLACK;
+}
+
+/** The decoding asked for, with the PDF's text layer as its reference where its drafter wants one and none was sent. */
+export function withReference(
+  input: UncheckedDecoding | undefined,
+  source: DocumentSource,
+): UncheckedDecoding | undefined {
+  // not yet checked: the engine checks it
+  const asked = input as { drafter?: unknown; reference?: unknown } | undefined;
+  if (typeof asked?.drafter !== 'string' || !drafterSpec(asked.drafter)?.needsReference || asked.reference)
+    return input;
+  // Cut to what a request may send: a huge text layer only drafts, it must not fail the job's options.
+  const layer = source.pages
+    .map((i) => source.textLayer(i) ?? '')
+    .join('\n')
+    .trim()
+    .slice(0, MAX_REFERENCE_CHARS);
+  return layer ? { ...input, reference: layer } : input;
 }
