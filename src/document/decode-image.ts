@@ -6,7 +6,7 @@
 import type { Metadata } from 'sharp';
 import { loadSharp } from './sharp.js';
 import { DocumentError } from './errors.js';
-import { sniffFormat } from './sniff.js';
+import { sniffOrRefuse } from './sniff.js';
 
 export interface GrayPage {
   width: number;
@@ -28,15 +28,7 @@ export async function decodeImage(
   limits: ImageLimits = DEFAULT_LIMITS,
   page?: number,
 ): Promise<GrayPage> {
-  if (bytes.length === 0) throw new DocumentError('EMPTY_INPUT', file, 'the file is empty');
-  const format = sniffFormat(bytes);
-  if (format === null) {
-    throw new DocumentError(
-      'UNSUPPORTED_FORMAT',
-      file,
-      'not a supported image (PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them',
-    );
-  }
+  const format = sniffOrRefuse(bytes, file, 'image');
   if (format === 'pdf')
     throw new DocumentError('UNSUPPORTED_FORMAT', file, 'a PDF is a document, not an image: open it with openSource');
   const which = page === undefined ? {} : { page };

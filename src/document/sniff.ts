@@ -1,4 +1,6 @@
 /** What a file is, from its first bytes (never from its name). */
+import { DocumentError } from './errors.js';
+
 export type ImageFormat = 'png' | 'jpeg' | 'tiff' | 'webp' | 'gif' | 'bmp';
 export type SniffedFormat = ImageFormat | 'pdf';
 
@@ -13,4 +15,21 @@ export function sniffFormat(bytes: Uint8Array): SniffedFormat | null {
   if (startsWith(bytes, [0x42, 0x4d])) return 'bmp';
   if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46, 0x2d])) return 'pdf';
   return null;
+}
+
+const KINDS = {
+  document: 'document (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP)',
+  image: 'image (PNG, JPEG, TIFF, WebP, GIF, BMP)',
+};
+
+/** Why bytes of no format that is read are refused, in words. */
+export const unsupportedFormat = (kind: keyof typeof KINDS): string =>
+  `not a supported ${kind === 'document' ? KINDS.document : KINDS.image}: its first bytes match none of them`;
+
+/** The bytes' format; refused as EMPTY_INPUT or UNSUPPORTED_FORMAT where there is none. */
+export function sniffOrRefuse(bytes: Uint8Array, file: string, kind: keyof typeof KINDS): SniffedFormat {
+  if (bytes.length === 0) throw new DocumentError('EMPTY_INPUT', file, 'the file is empty');
+  const format = sniffFormat(bytes);
+  if (format === null) throw new DocumentError('UNSUPPORTED_FORMAT', file, unsupportedFormat(kind));
+  return format;
 }

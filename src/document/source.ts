@@ -9,7 +9,7 @@ import { decodeImage, DEFAULT_LIMITS, type GrayPage, type ImageLimits } from './
 import { drainMupdfLog as drainLog, loadMupdf, type MupdfModule } from './mupdf.js';
 import { DocumentError } from './errors.js';
 import { parsePageRange } from './page-range.js';
-import { sniffFormat, type SniffedFormat } from './sniff.js';
+import { type SniffedFormat, sniffOrRefuse } from './sniff.js';
 
 export interface SourceLimits extends ImageLimits {
   /** A document with more pages than this is refused unless a page range picks some. */
@@ -318,15 +318,7 @@ export async function openSource(
   range?: string,
   limits: SourceLimits = DEFAULT_SOURCE_LIMITS,
 ): Promise<DocumentSource> {
-  if (bytes.length === 0) throw new DocumentError('EMPTY_INPUT', file, 'the file is empty');
-  const format = sniffFormat(bytes);
-  if (format === null) {
-    throw new DocumentError(
-      'UNSUPPORTED_FORMAT',
-      file,
-      'not a supported document (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them',
-    );
-  }
+  const format = sniffOrRefuse(bytes, file, 'document');
   return format === 'pdf'
     ? openPdf(await loadMupdf(), bytes, file, range, limits)
     : openImage(bytes, file, format, range, limits);

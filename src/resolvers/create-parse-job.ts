@@ -4,7 +4,7 @@
  * supported format), then submit. Whether bytes of a supported format read as a document is the worker's to find
  * out: that failure is the job's, typed.
  */
-import { sniffFormat } from '../document/sniff.js';
+import { sniffFormat, unsupportedFormat } from '../document/sniff.js';
 import type { DecodingOptionsInput } from '../engine/strategies/options.js';
 import type { JobRecord } from '../jobs/job-record.js';
 import {
@@ -140,11 +140,7 @@ export async function createParseJob(args: CreateParseJobArgs, ctx: TenantContex
   const { bytes, fileName, source } = await readInput(args, ctx);
   if (bytes.length === 0) throw apiError('EMPTY_INPUT', 'the document is empty (0 bytes)');
   // The first bytes, as the worker and the CLI sniff them: what none of them can open is refused before it is kept.
-  if (sniffFormat(bytes) === null)
-    throw apiError(
-      'UNSUPPORTED_FORMAT',
-      'not a supported document (PDF, PNG, JPEG, TIFF, WebP, GIF, BMP): its first bytes match none of them',
-    );
+  if (sniffFormat(bytes) === null) throw apiError('UNSUPPORTED_FORMAT', unsupportedFormat('document'));
   return ctx.jobs.submit(
     tenant,
     { fileName, size: bytes.length, source, ...reading, decoding },
