@@ -6,7 +6,7 @@ import { DOCUMENT_ERROR_CODES } from '../src/document/errors.js';
 import { ENGINE_ERROR_CODES } from '../src/engine/errors.js';
 import { SERVICE_ERROR_CODES } from '../src/jobs/job-record.js';
 import { API_ERROR_CODES, type ApiErrorCode, NotFoundError } from '../src/resolvers/errors.js';
-import { builder } from './builder.js';
+import { builder, type SchemaTypes } from './builder.js';
 
 /** Why a job can fail: the document's fault, the engine's, or ours. */
 export const JOB_ERROR_CODES = [...DOCUMENT_ERROR_CODES, ...ENGINE_ERROR_CODES, ...SERVICE_ERROR_CODES] as const;
@@ -51,3 +51,20 @@ builder.objectType(NotFoundError, {
   isTypeOf: (o) => o instanceof NotFoundError,
   fields: (t) => ({ id: t.exposeID('id', { description: 'The job id that was asked for.' }) }),
 });
+
+/** A failed job's code and message, as the JobError object and the JobFailed event both give them. */
+export function jobErrorFields<P extends { code: string; message: string }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<SchemaTypes, P>,
+) {
+  return {
+    code: t.field({
+      type: ErrorCode,
+      description: 'Why the job failed: a document, engine or service code.',
+      resolve: (e) => jobErrorCode(e.code),
+    }),
+    message: t.string({
+      description: 'What went wrong, in words for people; branch on code, not on this.',
+      resolve: (e) => e.message,
+    }),
+  };
+}

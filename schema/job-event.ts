@@ -5,7 +5,7 @@
 import type { Sequenced } from '../src/jobs/events.js';
 import { subscribeParseJobEvents } from '../src/resolvers/parse-job-events.js';
 import { builder } from './builder.js';
-import { ErrorCode, jobErrorCode } from './errors.js';
+import { jobErrorFields } from './errors.js';
 import { SpeculationMetrics } from './metrics.js';
 import { ParseJob } from './parse-job.js';
 
@@ -79,16 +79,7 @@ const JobDone = builder.objectRef<Of<'done'>>('JobDone').implement({
 const JobFailed = builder.objectRef<Of<'failed'>>('JobFailed').implement({
   description: 'The job failed: why, as a code and in words. The last event.',
   interfaces: [JobEvent],
-  fields: (t) => ({
-    code: t.field({
-      type: ErrorCode,
-      description: 'Why the job failed: a document, engine or service code.',
-      resolve: (e) => jobErrorCode(e.code),
-    }),
-    message: t.exposeString('message', {
-      description: 'What went wrong, in words for people; branch on code, not on this.',
-    }),
-  }),
+  fields: (t) => jobErrorFields(t),
 });
 
 const JobCancelled = builder.objectRef<Of<'cancelled'>>('JobCancelled').implement({

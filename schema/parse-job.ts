@@ -10,7 +10,7 @@ import { NotFoundError } from '../src/resolvers/errors.js';
 import { listParseJobs, loadParseJobs, MAX_PAGE_SIZE } from '../src/resolvers/parse-jobs.js';
 import { builder, type SchemaTypes } from './builder.js';
 import { DecodingInput, DrafterEnum, VerifierEnum } from './decoding.js';
-import { ErrorCode, ErrorInterface, jobErrorCode } from './errors.js';
+import { ErrorInterface, jobErrorFields } from './errors.js';
 import { SpeculationMetrics } from './metrics.js';
 import { Page } from './page.js';
 
@@ -73,16 +73,7 @@ const JobProgress = builder.objectRef<JobRecord['progress']>('JobProgress').impl
 
 const JobError = builder.objectRef<NonNullable<JobRecord['error']>>('JobError').implement({
   description: 'Why a job failed; `code` is stable (a document, engine or service code).',
-  fields: (t) => ({
-    code: t.field({
-      type: ErrorCode,
-      description: 'Why the job failed: a document, engine or service code.',
-      resolve: (e) => jobErrorCode(e.code),
-    }),
-    message: t.exposeString('message', {
-      description: 'What went wrong, in words for people; branch on code, not on this.',
-    }),
-  }),
+  fields: (t) => jobErrorFields(t),
 });
 
 const JobDecoding = builder.objectRef<DecodingOptions>('JobDecoding').implement({

@@ -46,17 +46,9 @@ describe('unexpected failures are masked, reported and survived', () => {
   let client: ApiClient;
 
   before(async () => {
-    ingest = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks);
-        envelopes.push((req.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8'));
-        res.writeHead(200).end('{}');
-      });
-    });
-    await new Promise<void>((r) => ingest.listen(0, '127.0.0.1', () => r()));
-    const dsn = `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`;
+    const local = await sentryIngest(envelopes);
+    ingest = local.ingest;
+    const dsn = local.dsn;
     server = await startServer(
       configFromEnv({
         PORT: '0',

@@ -1,5 +1,5 @@
 /** A parse job as the API and the workers see it: what was asked, where it stands, what came out. */
-import type { OutputFormat, ReadingOptions } from '../options/reading-options.js';
+import type { ReadingOptions } from '../options/reading-options.js';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 
@@ -66,4 +66,18 @@ export interface JobRecord<Page = unknown> {
   error?: JobError;
   /** Times a worker has started reading it (more than one after a worker died or a backend broke under it). */
   starts?: number;
+}
+
+/** A job as it is first stored: queued, nothing read yet. */
+export function newJobRecord(tenant: string, input: JobInput, id: string): JobRecord {
+  const now = new Date().toISOString();
+  return {
+    id,
+    tenant,
+    status: 'queued',
+    createdAt: now,
+    updatedAt: now,
+    input,
+    progress: { pagesDone: 0, pagesTotal: 0 },
+  };
 }

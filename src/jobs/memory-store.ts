@@ -1,6 +1,6 @@
 /** The embedded job store: a map in this process, for the default no-services mode. */
 import { randomUUID } from 'node:crypto';
-import type { JobInput, JobRecord, JobStatus } from './job-record.js';
+import { type JobInput, type JobRecord, type JobStatus, newJobRecord } from './job-record.js';
 import type { JobPage, JobPatch, JobStore, ListDirection } from './store.js';
 
 export class MemoryJobStore implements JobStore {
@@ -15,16 +15,7 @@ export class MemoryJobStore implements JobStore {
   }
 
   async create(tenant: string, input: JobInput, id: string = randomUUID()): Promise<JobRecord> {
-    const now = new Date().toISOString();
-    const job: JobRecord = {
-      id,
-      tenant,
-      status: 'queued',
-      createdAt: now,
-      updatedAt: now,
-      input,
-      progress: { pagesDone: 0, pagesTotal: 0 },
-    };
+    const job = newJobRecord(tenant, input, id);
     this.jobs.set(job.id, job);
     this.order.push(job.id);
     return structuredClone(job);

@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { FINISHED, type JobInput, type JobRecord, type JobStatus } from './job-record.js';
+import { FINISHED, type JobInput, type JobRecord, type JobStatus, newJobRecord } from './job-record.js';
 import type { JobPage, JobPatch, JobStore, ListDirection } from './store.js';
 
 const FIELDS = [
@@ -87,16 +87,7 @@ export class RedisJobStore implements JobStore {
   }
 
   async create(tenant: string, input: JobInput, id: string = randomUUID()): Promise<JobRecord> {
-    const now = new Date().toISOString();
-    const job: JobRecord = {
-      id,
-      tenant,
-      status: 'queued',
-      createdAt: now,
-      updatedAt: now,
-      input,
-      progress: { pagesDone: 0, pagesTotal: 0 },
-    };
+    const job = newJobRecord(tenant, input, id);
     const order = await this.redis.incr(`${this.p}:job-order`);
     await this.redis
       .multi()
