@@ -3,7 +3,6 @@
  * graphql-armor's token, depth and alias limits (with stable codes), and the introspection switch, which also
  * switches off "Did you mean" suggestions (they would name the fields, arguments, types and enum values it hides).
  */
-import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -60,8 +59,8 @@ const noIntrospection: Plugin = {
 };
 
 /**
- * What graphql-armor's suggestion blocker leaves: its pattern misses "Did you mean the enum value" and "to use an
- * inline fragment on", and it sees only validation, not the variable errors made at execution.
+ * Every form graphql-js suggests in ("Did you mean the enum value ...", "... to use an inline fragment on"), at
+ * validation and in the variable errors made at execution; graphql-armor's blocker sees only the first form.
  */
 const SUGGESTION = /\s*Did you mean [^?]*\?/g;
 
@@ -72,16 +71,13 @@ function withoutSuggestions(errors: readonly Error[] | undefined): void {
 const resultErrors = (result: unknown): readonly GraphQLError[] | undefined =>
   (result as ExecutionResult | null)?.errors;
 
-const noSuggestions: Plugin[] = [
-  blockFieldSuggestionsPlugin({ mask: '' }),
-  {
-    onValidate() {
-      return ({ result }) => withoutSuggestions(result);
-    },
-    onExecute: () => ({ onExecuteDone: ({ result }) => withoutSuggestions(resultErrors(result)) }),
-    onSubscribe: () => ({ onSubscribeResult: ({ result }) => withoutSuggestions(resultErrors(result)) }),
+const noSuggestions: Plugin = {
+  onValidate() {
+    return ({ result }) => withoutSuggestions(result);
   },
-];
+  onExecute: () => ({ onExecuteDone: ({ result }) => withoutSuggestions(resultErrors(result)) }),
+  onSubscribe: () => ({ onSubscribeResult: ({ result }) => withoutSuggestions(resultErrors(result)) }),
+};
 
 /** graphql-armor's guards report plain errors; give them a stable code instead. */
 function coded(code: string): {
@@ -113,6 +109,6 @@ export function queryGuards(config: ServerConfig): Plugin[] {
       ...coded('QUERY_TOO_DEEP'),
     }),
     maxAliasesPlugin({ n: 20, ...coded('QUERY_TOO_COMPLEX') }),
-    ...(config.introspection ? [] : [noIntrospection, ...noSuggestions]),
+    ...(config.introspection ? [] : [noIntrospection, noSuggestions]),
   ];
 }
