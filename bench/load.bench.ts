@@ -1,12 +1,12 @@
 /**
  * Load on the distributed mode, on loopback: an API process and worker processes on a real Redis, N jobs
  * submitted at once (each followed over SSE until it ends). Reports how many completed (none may be lost),
- * p50/p95 latency from submission to JobDone, throughput, and each process's peak RSS; tesseract reads the same pages
- * in the same run, one process per core.
+ * p50/p95 latency from submission to JobDone, throughput, each process's peak RSS, and where the CPU went (the
+ * machine's busy share, each process's main thread and busiest other threads: bench/cpu-use.ts); tesseract reads the
+ * same pages in the same run, one process per core.
  *
  * Workers: one per two cores by default. A CPU worker keeps two cores busy by itself (its vision thread and its
- * decoder's steps overlap); on two cores one worker read 2.75-2.89 pages/s and two 2.59-2.66 (three runs each, in
- * turn).
+ * decoder's steps overlap); docs/benchmarks.md has the runs with one and two.
  *
  *   npm run bench:load -- [--jobs 50] [--file examples/sample-page.png] [--workers N] [--threads 1] [--no-tesseract]
  */
@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { tesseractRead, tesseractVersion } from '../src/eval/tesseract.js';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { startSpecula } from '../test/helpers/processes.js';
+import { cpuSnapshot, cpuUse } from './cpu-use.js';
 import { ROOT, writeReport } from './lines.js';
 
 const { values } = parseArgs({
@@ -91,6 +92,13 @@ const quantile = (xs: number[], q: number): number => {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
 };
 
+// Where the CPU goes while the jobs run: the machine's busy share, each process's threads (a worker's main thread
+// runs the decoder's forwards, its busiest other thread is usually the vision worker's).
+const pids: Record<string, number> = Object.fromEntries([
+  ['api', api.p.proc.pid ?? 0],
+  ...workers.map((w, i) => [`worker-${i + 1}`, w.p.proc.pid ?? 0]),
+]);
+const cpuBefore = cpuSnapshot(Object.values(pids));
 let done = 0;
 const t0 = performance.now();
 const outcomes = await Promise.all(
@@ -103,6 +111,7 @@ const outcomes = await Promise.all(
   ),
 );
 const seconds = (performance.now() - t0) / 1000;
+const cpu = cpuUse(cpuBefore, cpuSnapshot(Object.values(pids)), pids);
 process.stderr.write('\n');
 // Each process's peak RSS over the run (Linux's VmHWM), read before they stop.
 const peakMb = (pid: number | undefined): number | null => {
@@ -140,6 +149,7 @@ const rows: Record<string, unknown>[] = [
     p50: quantile(lat, 0.5),
     p95: quantile(lat, 0.95),
     jobsPerWorker: perWorker,
+    cpu,
   },
 ];
 
@@ -201,3 +211,13 @@ console.log(
     `${peakRssMb.workers.map((x) => x?.toFixed(0) ?? '?').join(', ')}; ` +
     `written to ${values.out}`,
 );
+const cpuLine = Object.entries(cpu.processes)
+  .map(([name, p]) =>
+    p
+      ? `${name} ${p.seconds.toFixed(1)} s (main thread ${p.mainThread.toFixed(1)}, ` +
+        `others ${p.otherThreads.map((t) => t.toFixed(1)).join(', ')})`
+      : `${name} ?`,
+  )
+  .join('; ');
+const busy = cpu.machineBusy === null ? '?' : `${(cpu.machineBusy * 100).toFixed(0)}%`;
+console.log(`CPU over the run: machine ${busy} busy; ${cpuLine}`);

@@ -9,6 +9,10 @@
  *
  *   npm run bench:pages -- [--sets docbank_pages,docling_pages,tesseract_pages] [--limit N] [--no-tesseract]
  *                          [--systems default,ar] [--rounds N] [--no-formulas] [--out bench/results/pages.json]
+ *                          [--candidate DIR]
+ *
+ * --candidate DIR adds a system: another line bundle (a distilled vision pass, say) with the default decoding, read
+ * beside the shipped one in the same run.
  *
  * With --rounds N every system reads each set N times, the order reversed every other round (A B t, t B A, ...),
  * and a row gives the median round's figures with every round's pages/s beside them: this machine's speed drifts
@@ -45,6 +49,7 @@ const { values } = parseArgs({
     'no-formulas': { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench/results/pages.json' },
     rounds: { type: 'string', default: '1' },
+    candidate: { type: 'string' },
   },
 });
 const rounds = Math.max(1, Math.floor(Number(values.rounds)));
@@ -60,6 +65,15 @@ const SYSTEMS: Record<string, { label: string; args: string[] }> = {
     label: 'Specula, ctc + greedy (lossless against AR)',
     args: ['--drafter', 'ctc', '--verifier', 'greedy'],
   },
+  // A line bundle measured against the shipped one in the same run (--candidate DIR), with the default decoding.
+  ...(values.candidate
+    ? {
+        candidate: {
+          label: `Specula, ${relative(ROOT, values.candidate)} (default decoding)`,
+          args: ['--model', values.candidate],
+        },
+      }
+    : {}),
 };
 
 interface SystemRow {
@@ -191,8 +205,7 @@ async function tesseract(set: string, pages: EvalPage[]): Promise<SystemRow> {
   };
 }
 
-const systems = values.systems
-  .split(',')
+const systems = [...values.systems.split(','), ...(values.candidate ? ['candidate'] : [])]
   .map((s) => s.trim())
   .filter(Boolean);
 for (const s of systems)
@@ -235,6 +248,7 @@ const speedups = sets.map((set) => {
   const def = of('Specula (default');
   const ar = of('Specula, plain');
   const tess = of('tesseract');
+  const cand = of('Specula, ' + (values.candidate ? relative(ROOT, values.candidate) : '\0'));
   const perRound =
     def?.roundsPagesPerSecond && tess?.roundsPagesPerSecond
       ? def.roundsPagesPerSecond.map((v, i) => v / (tess.roundsPagesPerSecond?.[i] ?? NaN))
@@ -243,6 +257,8 @@ const speedups = sets.map((set) => {
     set,
     defaultOverTesseract: def && tess ? def.pagesPerSecond / tess.pagesPerSecond : null,
     defaultOverAr: def && ar ? def.pagesPerSecond / ar.pagesPerSecond : null,
+    ...(cand && tess ? { candidateOverTesseract: cand.pagesPerSecond / tess.pagesPerSecond } : {}),
+    ...(cand && def ? { candidateOverDefault: cand.pagesPerSecond / def.pagesPerSecond } : {}),
     // With --rounds: each round's ratio of the two (measured minutes apart at most).
     ...(perRound ? { defaultOverTesseractPerRound: perRound } : {}),
   };
@@ -333,7 +349,11 @@ for (const s of speedups) {
   console.log(
     `${s.set}: default ${s.defaultOverTesseract?.toFixed(2) ?? '-'}x ` +
       `tesseract's pages/s${each}, ${s.defaultOverAr?.toFixed(2) ?? '-'}x ` +
-      `plain AR's`,
+      `plain AR's` +
+      (s.candidateOverTesseract
+        ? `; candidate ${s.candidateOverTesseract.toFixed(2)}x tesseract's, ` +
+          `${s.candidateOverDefault?.toFixed(2)}x the shipped bundle's`
+        : ''),
   );
 }
 console.log(`\nwritten to ${values.out} and ${plot}`);

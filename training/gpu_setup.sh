@@ -1,4 +1,4 @@
-# Sourced by the lent GPU machine's run scripts (gpu.sh, gpu_stem.sh): unpack the carried fonts and corpora, say
+# Sourced by the lent GPU machine's run scripts (gpu.sh, gpu_vision.sh): unpack the carried fonts and corpora, say
 # what the machine has, and choose how batches leave the data workers. Sets PY, WORKERS and PIPE.
 PY=${PYTHON:-python3}
 WORKERS=${WORKERS:-$(( $(nproc) - 2 ))}

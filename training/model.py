@@ -14,7 +14,7 @@ import torch.nn.functional as F
 NEG = -1e9  # additive bias for "may not attend"; finite so that exported graphs never make NaN
 
 
-# The stem's channels per conv block in every trained model but a distilled stem's (distill_stem.py).
+# The stem's channels per conv block in every trained model but a distilled stem's (distill_vision.py).
 STEM_CHANNELS = (32, 64, 128, 128, 160)
 
 
@@ -34,6 +34,9 @@ class ModelConfig:
     max_lines: int = 0
     # The stem's channels per conv block: checkpoints from before the field have STEM_CHANNELS.
     stem_channels: tuple = STEM_CHANNELS
+    # > 0: the visual tokens pass through a vision tower of their own (n_layers layers with this feed-forward width,
+    # distill_vision.py) whose per-layer K/V the decoder's layers read; 0: through the decoder's own layers.
+    vision_d_ff: int = 0
 
     def to_dict(self):
         return asdict(self)
@@ -80,7 +83,7 @@ def column_mask(widths, n: int):
 
 
 class Layer(nn.Module):
-    def __init__(self, cfg: ModelConfig):
+    def __init__(self, cfg: ModelConfig, d_ff: int = 0):
         super().__init__()
         d, self.h = cfg.d_model, cfg.n_heads
         self.dh = d // cfg.n_heads
@@ -88,7 +91,7 @@ class Layer(nn.Module):
         self.qkv = nn.Linear(d, 3 * d)
         self.out = nn.Linear(d, d)
         self.ln2 = nn.LayerNorm(d)
-        self.ff = nn.Sequential(nn.Linear(d, cfg.d_ff), nn.GELU(), nn.Linear(cfg.d_ff, d))
+        self.ff = nn.Sequential(nn.Linear(d, d_ff or cfg.d_ff), nn.GELU(), nn.Linear(d_ff or cfg.d_ff, d))
 
     def project(self, x):
         """x [B,T,d] -> q, k, v each [B,H,T,dh]."""
@@ -120,6 +123,9 @@ class OCRModel(nn.Module):
         self.ln_f = nn.LayerNorm(d)
         self.lm_head = nn.Linear(d, cfg.vocab_size, bias=False)
         self.ctc_head = nn.Linear(d, cfg.vocab_size)
+        if cfg.vision_d_ff:
+            self.vision_layers = nn.ModuleList(Layer(cfg, cfg.vision_d_ff) for _ in range(cfg.n_layers))
+            self.vision_ln_f = nn.LayerNorm(d)
         if cfg.max_lines:
             # Zero at first: a region model starts as the line model it is initialised from.
             self.vis_line = nn.Embedding(cfg.max_lines, d)
@@ -150,17 +156,34 @@ class OCRModel(nn.Module):
     def vision(self, pixels, widths, lines=None):
         """pixels [B,1,H,W], widths [B] (lines [B]: each crop's line within its region, region models only)
         -> per-layer K/V [L,B,H,V,dh] x2, CTC logits, visual mask [B,V]."""
-        x = self.visual_embed(pixels, widths, lines)
+        ks, vs, x, vis_mask, _ = self.vision_tower(self.visual_embed(pixels, widths, lines), widths)
+        ctc = self.ctc_head(self.visual_ln_f(x))
+        return torch.stack(ks), torch.stack(vs), ctc, vis_mask
+
+    def vision_tower(self, x, widths, attention_of=()):
+        """The visual tokens x [B,V,d] through the layers that make the decoder's visual K/V (the decoder's own, or
+        a vision tower's): per-layer K and V lists, the last layer's x, the visual mask [B,V], and the attention
+        probabilities [B,H,V,V] of the layers in `attention_of`."""
         vis_mask = visual_mask(widths, x.shape[1])
         bias = ((1.0 - vis_mask) * NEG)[:, None, None, :]
-        ks, vs = [], []
-        for layer in self.layers:
+        ks, vs, probs = [], [], {}
+        for i, layer in enumerate(self.visual_layers):
             q, k, v = layer.project(x)
             ks.append(k)
             vs.append(v)
-            x, _ = layer.attend(x, q, k, v, bias)
-        ctc = self.ctc_head(self.ln_f(x))
-        return torch.stack(ks), torch.stack(vs), ctc, vis_mask
+            x, p = layer.attend(x, q, k, v, bias)
+            if i in attention_of:
+                probs[i] = p
+        return ks, vs, x, vis_mask, probs
+
+    @property
+    def visual_layers(self):
+        return self.vision_layers if self.cfg.vision_d_ff else self.layers
+
+    @property
+    def visual_ln_f(self):
+        """The norm before the CTC head: the vision tower's own, or the one the LM head shares."""
+        return self.vision_ln_f if self.cfg.vision_d_ff else self.ln_f
 
     # ---- the decoder contract ------------------------------------------------------------------------
     def decode(self, tokens, positions, cache_k, cache_v, vis_k, vis_v, vis_mask, attn_bias, focal=(1, 2), attention_of=-1):
@@ -234,6 +257,8 @@ class OCRModel(nn.Module):
             kid = torch.arange(nb, device=x.device) // block_len
             allow[:, nv + t:, nv + t:] = (kid[:, None] == kid[None, :])[None]
         bias = torch.where(allow, 0.0, NEG)[:, None]
+        if self.cfg.vision_d_ff:
+            return self.text_over_tower(vis, widths, x[:, nv:], bias[:, :, nv:], attention_of)
         probs = {}
         for i, layer in enumerate(self.layers):
             q, k, v = layer.project(x)
@@ -241,6 +266,19 @@ class OCRModel(nn.Module):
             if i in attention_of:
                 probs[i] = p
         return x, nv, vis_mask, probs
+
+    def text_over_tower(self, vis, widths, xt, bias, attention_of=()):
+        """prefix_pass with a vision tower: the visual tokens through the tower, the text (and mask blocks) xt
+        through the decoder's layers over the tower's K/V, with the text rows of the prefix-LM bias [B,1,T',V+T']."""
+        ks, vs, xv, vis_mask, vprobs = self.vision_tower(vis, widths, attention_of)
+        nv = vis.shape[1]
+        probs = {}
+        for i, layer in enumerate(self.layers):
+            q, k, v = layer.project(xt)
+            xt, p = layer.attend(xt, q, torch.cat([ks[i], k], 2), torch.cat([vs[i], v], 2), bias)
+            if i in attention_of:
+                probs[i] = torch.cat([F.pad(vprobs[i], (0, p.shape[-1] - nv)), p], dim=2)
+        return torch.cat([xv, xt], 1), nv, vis_mask, probs
 
     def forward(self, pixels, widths, tokens, guide_layer: int = -1, blocks=None, block_len: int = 0):
         """Teacher-forced pass. Returns LM logits [B,T,vocab], CTC logits [B,V,vocab], visual mask [B,V],
@@ -253,7 +291,7 @@ class OCRModel(nn.Module):
         guide = probs[guide_layer][:, 0, nv:, :nv] if guide_layer >= 0 else None  # text rows, then block rows
         h = self.ln_f(x)
         block_logits = self.lm_head(h[:, nv + t:]) if blocks is not None else None
-        return self.lm_head(h[:, nv:nv + t]), self.ctc_head(h[:, :nv]), vis_mask, guide, block_logits
+        return self.lm_head(h[:, nv:nv + t]), self.ctc_head(self.visual_ln_f(x[:, :nv])), vis_mask, guide, block_logits
 
 
 def block_targets(targets, blocks, block_len: int, pad: int = 0):

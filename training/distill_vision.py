@@ -1,17 +1,19 @@
-"""A narrower CNN stem distilled from a trained line model: the student is the teacher with its stem swapped for
-one with fewer channels per block (`--channels`), and only the stem learns. It is taught to give what the vision
+"""A cheaper vision pass distilled from a trained line model: the student is the teacher with its stem swapped for
+one with fewer channels per block (`--channels`), and with `--tower-ff N` a vision tower of its own (tower.py: the
+teacher's layers with their feed-forward blocks cut to N units) in place of the decoder's layers for the visual
+tokens. Only the stem, and the tower with its norm and CTC head, learn; the decoder's layers stay the teacher's. It is taught to give what the vision
 pass hands the decoder: the teacher's visual tokens (mean squared error on the stem's output, scaled by the
 teacher's own), through the teacher's frozen transformer the visual K/V of every layer (likewise), and the CTC
 head's frames (KL divergence from the teacher's); optionally (`--lm-weight`) the LM head's teacher-forced
-readings too, which costs the text pass. Everything after the stem stays bit for bit the teacher's, so the decoder graph, the
-MTP/P-MTP heads and the focal layers of the teacher's bundle still hold; the vision graph, its int8 graph and the
-script gate (which reads the vision pass) are made again.
+readings too, which costs the text pass. The decoder's layers and heads stay bit for bit the teacher's, so the
+decoder graph, the MTP/P-MTP heads and the focal layers of the teacher's bundle still hold; the vision graph, its
+int8 graph and the script gate (which reads the vision pass) are made again.
 
-    nohup /usr/bin/python3 training/distill_stem.py --teacher training/checkpoints/specula-line-base.pt \\
+    nohup /usr/bin/python3 training/distill_vision.py --teacher training/checkpoints/specula-line-base.pt \\
         --run training/runs/stem --hours 1.5 > training/runs/stem.out 2>&1 &
 
 Resumes from RUN/last.pt; stops cleanly on SIGTERM; RUN/weights.pt is a whole-model checkpoint (train.py's format)
-that export.py and quantize.py take as they are. On a lent GPU: `--device cuda [--amp]` (training/gpu_stem.sh).
+that export.py and quantize.py take as they are. On a lent GPU: `--device cuda [--amp]` (training/gpu_vision.sh).
 """
 import argparse
 import contextlib
@@ -29,7 +31,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import LineBatches, as_is, held_out  # noqa: E402
 from model import ModelConfig, OCRModel, load_model, visual_mask  # noqa: E402
+from tower import tower_from_teacher  # noqa: E402
 from train import evaluate  # noqa: E402
+
+# What a student may learn: everything else is the teacher's, bit for bit (swap_vision.py checks it).
+STUDENT_PARTS = ("stem.", "vision_layers.", "vision_ln_f.")
+
+
+def tower_macs(cfg: ModelConfig) -> int:
+    """Multiply-adds of the transformer layers the visual tokens pass through, per input column (a token per 4
+    columns; the attention over the other tokens left out, as it grows with the line)."""
+    d_ff = cfg.vision_d_ff or cfg.d_ff
+    return int(cfg.n_layers * (4 * cfg.d_model * cfg.d_model + 2 * cfg.d_model * d_ff) / 4)
 
 
 def stem_macs(channels, d: int = 192) -> int:
@@ -64,7 +77,10 @@ def main():
     ap.add_argument("--teacher", required=True, help="the trained line model (weights-only checkpoint)")
     ap.add_argument("--run", required=True)
     ap.add_argument("--channels", default="16,32,64,96,128", help="the student stem's channels per block")
-    ap.add_argument("--init", help="a student's weights.pt to continue from (a fresh optimiser; its channels win)")
+    ap.add_argument("--init", help="a student's weights.pt to continue from (a fresh optimiser; its channels and tower win)")
+    ap.add_argument("--tower-ff", type=int, default=0,
+                    help="> 0: the visual tokens through a vision tower of their own with this feed-forward width")
+    ap.add_argument("--tower-lr-scale", type=float, default=0.3, help="the tower's lr (and its CTC head's) against the stem's")
     ap.add_argument("--hours", type=float, default=1.5)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=200)
@@ -105,25 +121,20 @@ def main():
     teacher.to(dev)
     for p in teacher.parameters():
         p.requires_grad_(False)
-    channels = [int(c) for c in args.channels.split(",")]
-    init = torch.load(args.init, map_location="cpu", weights_only=False) if args.init else None
-    if init is not None:
-        channels = list(init["config"]["stem_channels"])
-    cfg = ModelConfig(**{**teacher.cfg.to_dict(), "stem_channels": tuple(channels)})
-    student = OCRModel(cfg)
-    rest = {k: v for k, v in teacher.state_dict().items() if not k.startswith("stem.")}
-    missing, unexpected = student.load_state_dict(rest, strict=False)
-    if unexpected or any(not k.startswith("stem.") for k in missing):
-        raise SystemExit(f"the teacher does not fit the student: missing {missing}, unexpected {unexpected}")
-    for name, p in student.named_parameters():
-        p.requires_grad_(name.startswith("stem."))
+    student, cfg, init = make_student(teacher, args)
     student.to(dev)
-    if init is not None:
-        student.load_state_dict(init["model"])
-        print(f"student initialised from {args.init} ({init['stemDistilled']['lines']} lines distilled)", flush=True)
+    channels = list(cfg.stem_channels)
+    learns = lambda name: name.startswith(STUDENT_PARTS) or (cfg.vision_d_ff and name.startswith("ctc_head."))
     # What the student had been taught before this run (--init): the counts the bundle records go on from there.
     prior = {k: init["stemDistilled"][k] for k in ("steps", "lines")} if init is not None else {"steps": 0, "lines": 0}
-    opt = torch.optim.AdamW(student.stem.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
+    for name, p in student.named_parameters():
+        p.requires_grad_(bool(learns(name)))
+    tower = [p for n, p in student.named_parameters() if p.requires_grad and not n.startswith("stem.")]
+    groups = [{"params": list(student.stem.parameters()), "scale": 1.0}]
+    if tower:
+        groups.append({"params": tower, "scale": args.tower_lr_scale})
+    opt = torch.optim.AdamW(groups, lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
+    trained = [p for g in groups for p in g["params"]]
     step, seen, spent = 0, 0, 0.0
     last = os.path.join(args.run, "last.pt")
     if os.path.exists(last):
@@ -134,8 +145,9 @@ def main():
         prior = st.get("prior", prior)
         print(f"resumed {last} at step {step}", flush=True)
     print(f"stem {channels}: {stem_macs(channels) / 1e3:.0f}k multiply-adds per column against the teacher's "
-          f"{stem_macs(teacher.cfg.stem_channels) / 1e3:.0f}k; "
-          f"{sum(p.numel() for p in student.stem.parameters()) / 1e3:.0f}k parameters", flush=True)
+          f"{stem_macs(teacher.cfg.stem_channels) / 1e3:.0f}k; the visual tokens' layers {tower_macs(cfg) / 1e3:.0f}k "
+          f"against {tower_macs(teacher.cfg) / 1e3:.0f}k; {sum(p.numel() for p in trained) / 1e3:.0f}k parameters learn",
+          flush=True)
 
     t0 = time.time() - spent
 
@@ -150,7 +162,7 @@ def main():
                     "step": tst.get("step", 0), "seen": tst.get("seen", 0), "config": cfg.to_dict(),
                     "stemDistilled": {"teacherStep": tst.get("step", 0), "steps": prior["steps"] + step,
                                       "lines": prior["lines"] + seen,
-                                      "channels": channels}}, weights + ".tmp")
+                                      "channels": channels, "towerFf": cfg.vision_d_ff}}, weights + ".tmp")
         os.replace(weights + ".tmp", weights)
 
     stop = {"now": False}
@@ -168,7 +180,9 @@ def main():
     if step == 0:
         ar, ctc_cer, _ = evaluate(teacher, evalset)
         teacher.eval()
-        rec = {"step": 0, "teacher_eval_cer_ar": ar, "teacher_eval_cer_ctc": ctc_cer}
+        s_ar, s_ctc, _ = evaluate(student, evalset)  # where the student starts (a cut tower starts below its teacher)
+        rec = {"step": 0, "teacher_eval_cer_ar": ar, "teacher_eval_cer_ctc": ctc_cer, "eval_cer_ar": s_ar,
+               "eval_cer_ctc": s_ctc}
         print(json.dumps(rec), flush=True)
         with open(os.path.join(args.run, "log.jsonl"), "a") as f:
             f.write(json.dumps(rec) + "\n")
@@ -185,7 +199,7 @@ def main():
         lr = args.lr * min(1.0, (step + 1) / args.warmup)
         lr += (args.decay_to - lr) * min(1.0, max(0.0, 1.0 - left / args.decay_frac))
         for g in opt.param_groups:
-            g["lr"] = lr
+            g["lr"] = lr * g["scale"]
         pix, widths, tin, tgt = (torch.as_tensor(batch[k]).to(dev, non_blocking=True) for k in ("pixels", "widths", "tokens", "targets"))
         feat_only = elapsed < args.feat_only_minutes * 60
         if feat_only:  # the stems alone: no pass through the transformer
@@ -215,7 +229,7 @@ def main():
             parts["loss"] = loss
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(student.stem.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_(trained, 1.0)
         opt.step()
         step += 1
         seen += pix.shape[0]
@@ -247,6 +261,30 @@ def main():
     for child in mp.active_children():
         child.terminate()
     os._exit(0)
+
+
+def make_student(teacher, args):
+    """The student: the teacher's weights but the stem's (and, with a tower, the tower's), or --init's student.
+    Returns (student, its config, --init's checkpoint or None)."""
+    init = torch.load(args.init, map_location="cpu", weights_only=False) if args.init else None
+    shape = {"stem_channels": tuple(int(c) for c in args.channels.split(",")), "vision_d_ff": args.tower_ff}
+    if init is not None:  # its channels win; a stem-only student can grow a tower (--tower-ff)
+        shape = {"stem_channels": tuple(init["config"]["stem_channels"]),
+                 "vision_d_ff": init["config"].get("vision_d_ff", 0) or args.tower_ff}
+    cfg = ModelConfig(**{**teacher.cfg.to_dict(), **shape})
+    student = OCRModel(cfg)
+    rest = {k: v for k, v in teacher.state_dict().items() if not k.startswith("stem.")}
+    missing, unexpected = student.load_state_dict(rest, strict=False)
+    if unexpected or any(not k.startswith(STUDENT_PARTS) for k in missing):
+        raise SystemExit(f"the teacher does not fit the student: missing {missing}, unexpected {unexpected}")
+    if cfg.vision_d_ff:
+        tower_from_teacher(student, teacher)
+    if init is not None:
+        missing, _ = student.load_state_dict(init["model"], strict=False)
+        if any(not k.startswith(("vision_layers.", "vision_ln_f.")) for k in missing):
+            raise SystemExit(f"{args.init} does not fit the student: missing {missing}")
+        print(f"student initialised from {args.init} ({init['stemDistilled']['lines']} lines distilled)", flush=True)
+    return student, cfg, init
 
 
 if __name__ == "__main__":

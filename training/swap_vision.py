@@ -1,11 +1,12 @@
-"""Put a distilled stem (distill_stem.py) into the line bundle its teacher was exported to.
+"""Put a distilled vision pass (distill_vision.py: a narrower stem, and maybe a vision tower of its own) into the
+line bundle its teacher was exported to.
 
-Everything after the stem is the teacher's, bit for bit (checked here), so the bundle keeps its decoder, MTP and
-P-MTP heads and focal layers; the float vision graph and golden.json are exported again from the student, and
-config.json records the stem. The int8 vision graph and the script gate read the vision pass, so they are removed
-here and must be made again (training/finish_stem.sh runs the whole sequence).
+The decoder's layers and heads are the teacher's, bit for bit (checked here), so the bundle keeps its decoder, MTP
+and P-MTP heads and focal layers; the float vision graph and golden.json are exported again from the student, and
+config.json records the stem and the tower. The int8 vision graph and the script gate read the vision pass, so they are removed
+here and must be made again (training/finish_vision.sh runs the whole sequence).
 
-    /usr/bin/python3 training/swap_stem.py --ckpt training/runs/stem/weights.pt --teacher training/checkpoints/specula-line-base.pt \\
+    /usr/bin/python3 training/swap_vision.py --ckpt training/runs/stem/weights.pt --teacher training/checkpoints/specula-line-base.pt \\
         --bundle models/specula-line-base
 """
 import argparse
@@ -24,7 +25,7 @@ import torch
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from distill_stem import stem_macs  # noqa: E402
+from distill_vision import STUDENT_PARTS, stem_macs, tower_macs  # noqa: E402
 from export import sha256  # noqa: E402
 from model import ModelConfig  # noqa: E402
 
@@ -43,17 +44,19 @@ def same_graph(a: str, b: str) -> bool:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ckpt", required=True, help="distill_stem.py's weights.pt")
+    ap.add_argument("--ckpt", required=True, help="distill_vision.py's weights.pt")
     ap.add_argument("--teacher", required=True, help="the checkpoint the bundle was exported from")
     ap.add_argument("--bundle", required=True)
     args = ap.parse_args()
     student = torch.load(args.ckpt, map_location="cpu", weights_only=False)
     teacher = torch.load(args.teacher, map_location="cpu", weights_only=False)
     if "stemDistilled" not in student:
-        raise SystemExit(f"{args.ckpt} is not a distilled stem's checkpoint")
+        raise SystemExit(f"{args.ckpt} is not a distilled vision pass's checkpoint")
+    tower = student["config"].get("vision_d_ff", 0)
+    own = STUDENT_PARTS + (("ctc_head.",) if tower else ())  # with a tower, the CTC head reads the tower alone
     for k, v in teacher["model"].items():
-        if not k.startswith("stem.") and not torch.equal(v, student["model"][k]):
-            raise SystemExit(f"{k} differs from the teacher's: only the stem may change")
+        if not k.startswith(own) and not torch.equal(v, student["model"][k]):
+            raise SystemExit(f"{k} differs from the teacher's: only the stem and the vision tower may change")
     cpath = os.path.join(args.bundle, "config.json")
     cfg = json.load(open(cpath))
     if cfg["training"]["steps"] != teacher.get("step"):
@@ -95,9 +98,13 @@ def main():
     if d and "diffusion" in fresh:
         cfg["diffusion"]["heldOutBlock8"] = fresh["diffusion"]["heldOutBlock8"]
     sd = student["stemDistilled"]
+    scfg, tcfg = ModelConfig(**student["config"]), ModelConfig(**teacher["config"])
     cfg["training"]["stem"] = {"distilled": True, "channels": sd["channels"], "steps": sd["steps"], "lines": sd["lines"],
                                "multiplyAddsPerColumn": stem_macs(sd["channels"]),
-                               "teacherMultiplyAddsPerColumn": stem_macs(ModelConfig(**teacher["config"]).stem_channels)}
+                               "teacherMultiplyAddsPerColumn": stem_macs(tcfg.stem_channels)}
+    if tower:
+        cfg["training"]["visionTower"] = {"feedForward": tower, "multiplyAddsPerColumn": tower_macs(scfg),
+                                          "teacherMultiplyAddsPerColumn": tower_macs(tcfg)}
     cfg["created"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     with open(cpath, "w") as f:
         json.dump(cfg, f, indent=1, ensure_ascii=False)
