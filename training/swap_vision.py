@@ -109,7 +109,7 @@ def main():
     with open(cpath, "w") as f:
         json.dump(cfg, f, indent=1, ensure_ascii=False)
         f.write("\n")
-    print(f"{args.bundle}: the distilled stem is in; now quantize.py --install, check-bundle and the script gate")
+    print(f"{args.bundle}: the distilled vision pass is in; now quantize.py --install, check-bundle and the script gate")
 
 
 if __name__ == "__main__":
