@@ -61,7 +61,6 @@ console.log(
 );
 for (const [j, g] of graphs.entries()) {
   const m = median(rounds[j]);
-  console.log(
-    `${g}: ${m.toFixed(1)} ms (${(m / first).toFixed(2)}x the first); rounds ${rounds[j].map((t) => t.toFixed(0)).join(' ')}`,
-  );
+  const each = rounds[j].map((t) => t.toFixed(0)).join(' ');
+  console.log(`${g}: ${m.toFixed(1)} ms (${(m / first).toFixed(2)}x the first); rounds ${each}`);
 }
