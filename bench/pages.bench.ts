@@ -248,7 +248,7 @@ const speedups = sets.map((set) => {
   const def = of('Specula (default');
   const ar = of('Specula, plain');
   const tess = of('tesseract');
-  const cand = of('Specula, ' + (values.candidate ? relative(ROOT, values.candidate) : '\0'));
+  const cand = SYSTEMS.candidate && rows.find((r) => r.set === set && r.system === SYSTEMS.candidate.label);
   const perRound =
     def?.roundsPagesPerSecond && tess?.roundsPagesPerSecond
       ? def.roundsPagesPerSecond.map((v, i) => v / (tess.roundsPagesPerSecond?.[i] ?? NaN))

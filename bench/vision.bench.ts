@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as ort from 'onnxruntime-node';
+import { median } from './lines.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -54,7 +55,6 @@ for (let r = 0; r < Number(values.rounds); r++) {
     rounds[j].push((performance.now() - t0) / 8);
   }
 }
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const first = median(rounds[0]);
 console.log(
   `${batch} lines of ${width} px, one thread, ${values.precision}; ms a pass, median of ${values.rounds} rounds`,

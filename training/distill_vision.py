@@ -277,8 +277,8 @@ def make_student(teacher, args):
     missing, unexpected = student.load_state_dict(rest, strict=False)
     if unexpected or any(not k.startswith(STUDENT_PARTS) for k in missing):
         raise SystemExit(f"the teacher does not fit the student: missing {missing}, unexpected {unexpected}")
-    if cfg.vision_d_ff:
-        tower_from_teacher(student, teacher)
+    if cfg.vision_d_ff and not (init and any(k.startswith("vision_layers.") for k in init["model"])):
+        tower_from_teacher(student, teacher)  # a student with a tower of its own brings it
     if init is not None:
         missing, _ = student.load_state_dict(init["model"], strict=False)
         if any(not k.startswith(("vision_layers.", "vision_ln_f.")) for k in missing):
