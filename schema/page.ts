@@ -212,6 +212,17 @@ export const TableCellSpan = builder.objectRef<TableSpan>('TableCellSpan').imple
   }),
 });
 
+export const TableCellBox = builder
+  .objectRef<{ row: number; column: number; box: BoxShape }>('TableCellBox')
+  .implement({
+    description: "A table cell's text on the page, by the grid position of the cell's top-left.",
+    fields: (t) => ({
+      row: t.exposeInt('row', { description: 'Grid row, 0-based.' }),
+      column: t.exposeInt('column', { description: 'Grid column, 0-based.' }),
+      box: t.field({ type: Box, description: "The cell's lines' boxes together.", resolve: (c) => c.box }),
+    }),
+  });
+
 export const TableStructure = builder.objectRef<NonNullable<BlockOut['table']>>('TableStructure').implement({
   description:
     "A table's grid: its size, the rows that head its columns, and the cells that span (the rest cover one position).",
@@ -223,6 +234,14 @@ export const TableStructure = builder.objectRef<NonNullable<BlockOut['table']>>(
       type: [TableCellSpan],
       description: 'Cells covering more than one grid position.',
       resolve: (s) => s.spans,
+    }),
+    cellBoxes: t.field({
+      type: [TableCellBox],
+      description:
+        "Where each cell's text lies on the page (its lines' boxes together), row by row; cells without text are " +
+        'left out.',
+      resolve: (s) =>
+        (s.cellBoxes ?? []).flatMap((row, r) => row.flatMap((box, c) => (box ? [{ row: r, column: c, box }] : []))),
     }),
   }),
 });
@@ -269,6 +288,13 @@ export const Block = builder.objectRef<BlockOut>('Block').implement({
       nullable: true,
       description: 'Formulas: the LaTeX (the markdown holds it between `$$` lines); null for other blocks.',
       resolve: (b) => b.latex ?? null,
+    }),
+    formulaNumber: t.string({
+      nullable: true,
+      description:
+        'Formulas: the number printed beside the formula (`3` for `(3)`), kept out of its LaTeX (the markdown ' +
+        'shows it as `\\tag{3}`); null where it has none, and for other blocks.',
+      resolve: (b) => b.number ?? null,
     }),
   }),
 });

@@ -69,6 +69,29 @@ describe('a born-digital page with boxed notes, code and a ruled table', () => {
     );
   });
 
+  it("gives each cell of a table that holds text the box of its lines, within the table's", async () => {
+    const doc = await readDocument(engine, DEBIAN, 'debian-reference.pdf', { pages: '0' });
+    const table = doc.pages[0].blocks.find((b) => b.type === 'table');
+    const boxes = table?.table?.cellBoxes;
+    assert.ok(table?.cells && boxes);
+    assert.deepEqual(
+      boxes.map((row) => row.map((b) => b !== null)),
+      table.cells.map((row) => row.map((text) => text !== '')),
+    );
+    // (Within a few pixels: a line's ink may stand over the table's top rule.)
+    const within = (b: { x: number; y: number; width: number; height: number }): boolean =>
+      b.x >= table.box.x - 4 &&
+      b.y >= table.box.y - 4 &&
+      b.x + b.width <= table.box.x + table.box.width + 4 &&
+      b.y + b.height <= table.box.y + table.box.height + 4;
+    assert.ok(boxes.flat().every((b) => b === null || within(b)));
+    // The cell of "apt install foo" lies left of the one of "aptitude install foo" (three lines), rows overlapping.
+    const r = table.cells.findIndex((row) => row[0] === 'apt install foo');
+    const [a, b] = [boxes[r][0], boxes[r][1]];
+    assert.ok(a && b && a.x + a.width <= b.x && a.y < b.y + b.height && b.y < a.y + a.height);
+    assert.ok(b.height > 2 * a.height, 'the three-line cell is taller');
+  });
+
   it(
     "takes the text layer where the model's CTC head finds it fits the " +
       'line as well as its own reading, and says so',

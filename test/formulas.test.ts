@@ -14,6 +14,7 @@ import { assemblePage, type LineOut } from '../src/document/assemble.js';
 import { decodeImage } from '../src/document/decode-image.js';
 import { renderWordFormat } from '../src/document/formats/index.js';
 import { formulaVerdict, latexRenders, looksLikeFormula } from '../src/document/formula.js';
+import { formulaNumber } from '../src/document/formula-number.js';
 import { inlineFormulaSpans, withInlineFormulas } from '../src/document/inline-formulas.js';
 import { analyzeLayout, type PageLayout } from '../src/document/layout/analyze.js';
 import { foldFormulaParts } from '../src/document/layout/lines.js';
@@ -28,6 +29,7 @@ import { DEFAULT_FORMULA_BUNDLE, FormulaReader } from '../src/worker/formula-rea
 import { readDocument } from '../src/worker/read-document.js';
 import { ROOT } from './helpers/fixtures.js';
 
+const NUMBERED_PAGE = join(ROOT, 'test', 'fixtures', 'numbered-formulas.png');
 const FORMULA_PAGE = join(ROOT, 'test', 'fixtures', 'formula-page.png');
 const INLINE_PAGE = join(ROOT, 'test', 'fixtures', 'inline-formula-page.png');
 const truth = JSON.parse(readFileSync(FORMULA_PAGE.replace('.png', '.json'), 'utf8')) as {
@@ -82,6 +84,12 @@ describe('held-out formula crops, scored as normalised LaTeX', () => {
     assert.equal(s.exact, 1 / 3);
     assert.equal(s.renders, 2 / 3);
     assert.ok(s.tokenErrorRate > 0 && s.tokenErrorRate < 1);
+  });
+  it('counts spellings that typeset alike as the same reading', async () => {
+    // \mathbf{ab} and \mathbf{a}\mathbf{b} are different tokens but the same glyphs.
+    const s = await scoreFormulas(['\\mathbf{a}\\mathbf{b}', 'x^{2}'], ['\\mathbf{ab}', 'x_{2}']);
+    assert.equal(s.exact, 0);
+    assert.equal(s.typesetExact, 1 / 2);
   });
 });
 
@@ -187,6 +195,29 @@ describe('formula layout', () => {
   });
 });
 
+describe("a display formula's number", () => {
+  // A line crop 400 x 30 whose text reader read `E=mc2 (3)`: the formula's glyphs left, the number at the right.
+  const crop = { width: 400, height: 30, data: new Uint8Array(400 * 30).fill(255) };
+  const glyphsOf = (text: string, gapAt: number, gap: number) =>
+    [...text].map((char, i) => {
+      const x0 = 10 + 12 * i + (i >= gapAt ? gap : 0);
+      return { char, x0, x1: x0 + 10, prob: 0.9 };
+    });
+  it('finds a number set apart at the end and cuts it off the crop the formula reader reads', () => {
+    const text = 'E=mc2 (3)';
+    const found = formulaNumber(text, glyphsOf(text, 6, 200), crop);
+    assert.equal(found?.number, '3');
+    // The cut lies in the gap: after the formula's last glyph (x1 = 70), before the bracket (x0 = 282).
+    assert.ok(found && found.crop.width > 70 && found.crop.width < 282, String(found?.crop.width));
+    assert.equal(formulaNumber('x=y (2.14a)', glyphsOf('x=y (2.14a)', 4, 150), crop)?.number, '2.14a');
+  });
+  it('leaves a bracket that belongs to the formula, and a line whose glyphs do not spell it', () => {
+    assert.equal(formulaNumber('y=f(3)', glyphsOf('y=f(3)', 99, 0), crop), null);
+    assert.equal(formulaNumber('(3)', glyphsOf('(3)', 0, 0), crop), null);
+    assert.equal(formulaNumber('E=mc2 (3)', glyphsOf('E=mc2 (4)', 6, 200), crop), null);
+  });
+});
+
 describe("formulas in the page's blocks and markdown", () => {
   const layout: PageLayout = {
     width: 1000,
@@ -232,6 +263,16 @@ describe("formulas in the page's blocks and markdown", () => {
       );
     },
   );
+  it("keeps a formula's number apart from its LaTeX: the block's number, \\tag in the markdown", () => {
+    const lines: LineOut[] = [
+      { box: layout.blocks[0].lines[1].box, text: 'E=mc^{2}', confidence: 0.9, formula: 'latex', number: '3' },
+    ];
+    const page = assemblePage(0, layout, [lines]);
+    assert.equal(page.blocks[0].latex, 'E=mc^{2}');
+    assert.equal(page.blocks[0].number, '3');
+    assert.match(page.markdown, /\$\$\nE=mc\^\{2\}\\tag\{3\}\n\$\$/);
+    assert.ok(mathFactHolds('E=mc^{2}', page.markdown));
+  });
   it(
     'writes a formula read within a line as inline math in its paragraph, ' + 'with its box, and its words one word',
     () => {
@@ -352,6 +393,26 @@ describe(
         !blocks.some((b) => b.type === 'formula' && /flux|interval|chapter/.test(b.latex ?? '')),
         'prose is never a formula',
       );
+    });
+    it("keeps a display formula's number apart from its LaTeX, as the block's number", async () => {
+      // numbered-formulas.tex, typeset by pdflatex and rendered by pdftoppm at 150 dpi: two numbered equations.
+      const doc = await readDocument(engine, readFileSync(NUMBERED_PAGE), 'numbered-formulas.png', { formulas });
+      const blocks = doc.pages[0].blocks;
+      const numbered = blocks.filter((b) => b.type === 'formula').map((b) => [b.number, b.latex]);
+      assert.deepEqual(
+        numbered.map(([n]) => n),
+        ['1', '3'],
+        JSON.stringify(numbered),
+      );
+      assert.ok(
+        numbered.every(([, latex]) => !/\(\d\)/.test(latex ?? '')),
+        'no number in the LaTeX',
+      );
+      assert.ok(
+        !blocks.some((b) => b.type !== 'formula' && /^\(\d\)$/.test(b.markdown.trim())),
+        'no block of a number',
+      );
+      assert.match(doc.markdown, /\\tag\{1\}\n\$\$/);
     });
     it('gives a formula one word box, so hOCR and ALTO hold it whole', async () => {
       const bytes = readFileSync(FORMULA_PAGE);

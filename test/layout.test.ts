@@ -240,12 +240,18 @@ describe('block types', () => {
         headerRows: grid.filter((row) => row.every(([, , head]) => head)).length,
       });
       assert.deepEqual(block?.cells, want.cells);
-      assert.deepEqual(block?.table, {
+      const { cellBoxes, ...structure } = block?.table ?? { cellBoxes: undefined };
+      assert.deepEqual(structure, {
         rows: want.cells.length,
         columns: want.cells[0].length,
         headerRows: 3,
         spans: want.spans,
       });
+      // Each cell holding text has its ink's box (a folded currency sign's taken in with its figure's).
+      assert.deepEqual(
+        cellBoxes?.map((row) => row.map((b) => b !== null)),
+        want.cells.map((row) => row.map((t) => t !== '')),
+      );
       assert.deepEqual(
         want.spans,
         [{ row: 0, col: 1, rowSpan: 1, colSpan: 3 }],

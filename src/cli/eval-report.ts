@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FormulaScore } from '../eval/formula-score.js';
+import type { TableSetScore } from '../eval/table-runner.js';
 import type { PageSetScore } from '../eval/page-runner.js';
 
 export interface SideResult {
@@ -23,12 +24,17 @@ export interface SetResult {
   worst: { image: string; truth: string; ours: string; tesseract?: string }[];
 }
 
+/** One formula bundle's score over a crop set, and its speed. */
+export type FormulaRun = FormulaScore & { model: string; seconds: number; cropsPerSecond: number };
+
 export interface FormulaSetResult {
   set: string;
   model: string;
   /** The formula bundle's vision graph, as the engine opened it. */
   precision: string;
-  ours: FormulaScore & { seconds: number; cropsPerSecond: number };
+  ours: FormulaRun;
+  /** --formula-baseline's bundle over the same crops in the same run. */
+  baseline?: FormulaRun;
   tesseract?: FormulaScore & { seconds: number };
   worst: { image: string; truth: string; ours: string }[];
 }
@@ -78,20 +84,18 @@ function printPageTable(pageResults: readonly PageSetScore[]): void {
 /** The formula crops' table: exact matches, token error rate, how many render, and crops per second. */
 function printFormulaTable(r: FormulaSetResult): void {
   console.log(
-    `\n| formula crops (${r.set}) | crops | normalised-LaTeX exact | token error rate | renders (KaTeX) | crops/s |`,
+    `\n| formula crops (${r.set}) | crops | normalised-LaTeX exact | typeset exact | token error rate ` +
+      `| renders (KaTeX) | crops/s |`,
   );
-  console.log(`|---|---|---|---|---|---|`);
-  console.log(
-    `| ours (${r.model}) | ${r.ours.crops} | ${pct(r.ours.exact)} | ` +
-      `${pct(r.ours.tokenErrorRate)} | ${pct(r.ours.renders)} | ` +
-      `${r.ours.cropsPerSecond.toFixed(1)} |`,
-  );
-  if (r.tesseract)
+  console.log(`|---|---|---|---|---|---|---|`);
+  const row = (name: string, x: FormulaScore & { seconds: number }) =>
     console.log(
-      `| tesseract | ${r.tesseract.crops} | ${pct(r.tesseract.exact)} | ` +
-        `${pct(r.tesseract.tokenErrorRate)} | ${pct(r.tesseract.renders)} | ` +
-        `${(r.tesseract.crops / r.tesseract.seconds).toFixed(1)} |`,
+      `| ${name} | ${x.crops} | ${pct(x.exact)} | ${pct(x.typesetExact)} | ${pct(x.tokenErrorRate)} | ` +
+        `${pct(x.renders)} | ${(x.crops / x.seconds).toFixed(1)} |`,
     );
+  row(`ours (${r.ours.model})`, r.ours);
+  if (r.baseline) row(`baseline (${r.baseline.model})`, r.baseline);
+  if (r.tesseract) row('tesseract', r.tesseract);
 }
 
 /** The results as markdown tables on stdout: line sets, page sets, formula crops (each where it was scored). */
@@ -99,10 +103,26 @@ export function printTables(
   results: readonly SetResult[],
   pageResults: readonly PageSetScore[],
   formulaResult: FormulaSetResult | null,
+  tableResults: readonly TableSetScore[] = [],
 ): void {
   printLineTable(results);
   printPageTable(pageResults);
   if (formulaResult) printFormulaTable(formulaResult);
+  printTableSets(tableResults);
+}
+
+/** The table sets' TEDS: ours, its structure alone, and tesseract's words in our cells. */
+function printTableSets(tableResults: readonly TableSetScore[]): void {
+  if (!tableResults.length) return;
+  console.log(
+    '\n| table set | tables | found | ours TEDS | ours TEDS-S | tesseract in our cells TEDS | ours s/table |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of tableResults)
+    console.log(
+      `| ${r.set} | ${r.tables} | ${r.found} | ${pct(r.ours.teds)} | ${pct(r.ours.tedsStructure)} | ` +
+        `${r.tesseract ? pct(r.tesseract.teds) : '-'} | ${r.ours.secondsPerTable.toFixed(2)} |`,
+    );
 }
 
 /** The line sets' accuracy, written into the bundle's config.json beside the accuracy it records already. */

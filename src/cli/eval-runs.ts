@@ -18,7 +18,7 @@ import type { EvalLine } from '../eval/line-sets.js';
 import { type PageSetScore, runPage, scorePages } from '../eval/page-runner.js';
 import type { EvalPage } from '../eval/page-sets.js';
 import { tesseractRead } from '../eval/tesseract.js';
-import type { FormulaSetResult, SetResult, SideResult } from './eval-report.js';
+import type { FormulaRun, FormulaSetResult, SetResult, SideResult } from './eval-report.js';
 
 function bar(label: string, total: number): cliProgress.SingleBar | null {
   if (!process.stderr.isTTY) return null;
@@ -150,36 +150,47 @@ export async function runLineSet(
 /** The held-out formula crops read by the formula reader (and by tesseract where it is installed), and scored. */
 export async function runFormulaSet(
   engine: Engine,
-  formulas: FormulaReader,
+  readers: { formulas: FormulaReader; baseline: FormulaReader | null },
   formulaDir: string,
   lines: EvalLine[],
   decoding: DecodingOptionsInput,
   tessVersion: string | null,
 ): Promise<FormulaSetResult> {
   const crops = await Promise.all(lines.map((l) => loadCrop(engine, l.image)));
-  const t0 = performance.now();
-  const read = await formulas.read(crops, decoding);
-  const seconds = (performance.now() - t0) / 1000;
   const truths = lines.map((l) => l.text);
+  const ours = await readFormulas(readers.formulas, crops, truths, decoding);
+  const baseline = readers.baseline ? await readFormulas(readers.baseline, crops, truths, decoding) : null;
   const tess = tessVersion ? await runTesseract(lines, 2) : null;
-  const ours = await scoreFormulas(
-    read.map((r) => r.text),
-    truths,
-  );
-  const { bundle } = await formulas.engine();
+  const { bundle } = await readers.formulas.engine();
   return {
     set: basename(formulaDir),
     model: bundle.config.name,
     precision: bundle.precision,
-    ours: { ...ours, seconds, cropsPerSecond: lines.length / seconds },
+    ours: ours.score,
+    ...(baseline ? { baseline: baseline.score } : {}),
     ...(tess ? { tesseract: { ...(await scoreFormulas(tess.texts, truths)), seconds: tess.seconds } } : {}),
     // The first eight crops not read exactly, for a look.
     worst: lines
       .flatMap((l, i) =>
-        normalLatex(read[i].text).join(' ') === normalLatex(l.text).join(' ')
+        normalLatex(ours.texts[i]).join(' ') === normalLatex(l.text).join(' ')
           ? []
-          : [{ image: l.image, truth: l.text, ours: read[i].text }],
+          : [{ image: l.image, truth: l.text, ours: ours.texts[i] }],
       )
       .slice(0, 8),
   };
+}
+
+/** One formula bundle's readings of the crops, timed and scored. */
+async function readFormulas(
+  reader: FormulaReader,
+  crops: Awaited<ReturnType<typeof loadCrop>>[],
+  truths: string[],
+  decoding: DecodingOptionsInput,
+): Promise<{ texts: string[]; score: FormulaRun }> {
+  const t0 = performance.now();
+  const texts = (await reader.read(crops, decoding)).map((r) => r.text);
+  const seconds = (performance.now() - t0) / 1000;
+  const { bundle } = await reader.engine();
+  const score = await scoreFormulas(texts, truths);
+  return { texts, score: { model: bundle.config.name, ...score, seconds, cropsPerSecond: crops.length / seconds } };
 }

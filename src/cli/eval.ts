@@ -19,6 +19,7 @@ import { tesseractVersion } from '../eval/tesseract.js';
 import { decodingFlags, decodingFromFlags } from './decoding-flags.js';
 import { type FormulaSetResult, printTables, type SetResult, writeAccuracy } from './eval-report.js';
 import { runFormulaSet, runLineSet, runPageSet } from './eval-runs.js';
+import { loadTableDir, runTableSet, type TableSetScore } from '../eval/table-runner.js';
 
 /** The command line as parseArgs reads it, with the decoding flags. */
 function parseEvalFlags(argv: string[]) {
@@ -36,6 +37,9 @@ function parseEvalFlags(argv: string[]) {
       'formula-dir': { type: 'string', default: 'training/runs/formula-heldout' },
       'formula-model': { type: 'string' }, // absent: the shipped formula bundle; "none": pages read formulas as text
       'no-formulas': { type: 'boolean', default: false },
+      // Folders of table images with HTML truth (manifest.jsonl rows { image, html }), scored by TEDS: --suite tables.
+      'table-dir': { type: 'string' }, // comma-separated
+      'formula-baseline': { type: 'string' }, // another formula bundle read over the same crops, for comparison
       limit: { type: 'string' },
       batch: { type: 'string' }, // absent: the engine's default (lines per decoder forward)
       model: { type: 'string' },
@@ -62,9 +66,16 @@ function chooseSets(values: EvalFlags): {
   pageDir: string | null;
   formulaDir: string;
   formulaSuite: boolean;
+  tableDirs: string[];
 } {
-  if (!['lines', 'pages', 'formulas', 'all'].includes(values.suite))
-    throw new Error(`--suite must be lines, pages, formulas or all, got "${values.suite}"`);
+  if (!['lines', 'pages', 'formulas', 'tables', 'all'].includes(values.suite))
+    throw new Error(`--suite must be lines, pages, formulas, tables or all, got "${values.suite}"`);
+  const tableDirs = ['tables', 'all'].includes(values.suite)
+    ? (values['table-dir']?.split(',') ?? []).map((d) => resolve(d.trim()))
+    : [];
+  if (values.suite === 'tables' && !tableDirs.length)
+    throw new Error('--suite tables needs --table-dir DIR: a folder of table images and their HTML (manifest.jsonl)');
+  const only = values.suite === 'tables';
   const formulaDir = resolve(values['formula-dir']);
   const formulaSuite =
     values.suite === 'formulas' || (values.suite === 'all' && existsSync(join(formulaDir, 'labels.tsv')));
@@ -80,19 +91,19 @@ function chooseSets(values: EvalFlags): {
     .filter(Boolean);
   // --line-dir alone scores that folder only; with --sets, those sets beside it.
   const lineSets =
-    values.suite === 'pages' || values.suite === 'formulas'
+    values.suite === 'pages' || values.suite === 'formulas' || only
       ? []
       : (wanted ?? (values['line-dir'] ? [] : Object.keys(LINE_SETS))).filter((s) => s in LINE_SETS);
   // --page-dir alone scores that folder only; with --sets, those sets beside it.
   const pageSets =
-    values.suite === 'lines' || values.suite === 'formulas'
+    values.suite === 'lines' || values.suite === 'formulas' || only
       ? []
       : (wanted ?? (values['page-dir'] ? [] : [...PAGE_SETS])).filter((s) =>
           (PAGE_SETS as readonly string[]).includes(s),
         );
   const pageDir =
     values['page-dir'] && values.suite !== 'lines' && values.suite !== 'formulas' ? resolve(values['page-dir']) : null;
-  return { lineSets, pageSets, pageDir, formulaDir, formulaSuite };
+  return { lineSets, pageSets, pageDir, formulaDir, formulaSuite, tableDirs };
 }
 
 /** The formula reader asked for: --formula-model's, else the shipped one; none with --no-formulas or "none". */
@@ -144,7 +155,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   if (!values['no-tesseract'] && !tessVersion) {
     throw new Error('tesseract is not installed (apt-get install tesseract-ocr), or pass --no-tesseract');
   }
-  const { lineSets, pageSets, pageDir, formulaDir, formulaSuite } = chooseSets(values);
+  const { lineSets, pageSets, pageDir, formulaDir, formulaSuite, tableDirs } = chooseSets(values);
   const batch = values.batch === undefined ? undefined : Number(values.batch);
   if (batch !== undefined && !(Number.isInteger(batch) && batch >= 1))
     throw new Error(`--batch must be a whole number >= 1, got "${values.batch}"`);
@@ -160,12 +171,17 @@ export async function evalCommand(argv: string[]): Promise<number> {
         'models/specula-formula-base (or pass --formula-model DIR)',
     );
   }
+  const precision = values.precision ? { precision: values.precision as Precision } : {};
+  const baseline = values['formula-baseline']
+    ? new FormulaReader(resolve(values['formula-baseline']), precision)
+    : null;
   const resolved = engine.resolve(decoding); // a bad choice fails here, before any page is read
   const { lossless, decodingName } = describeDecoding(resolved);
   if (values['write-config']) await checkWriteConfig(engine, lossless);
   const results: SetResult[] = [];
   const pageResults: PageSetScore[] = [];
   let formulaResult: FormulaSetResult | null = null;
+  const tableResults: TableSetScore[] = [];
   try {
     const withTesseract = tessVersion !== null;
     for (const set of pageDir ? [...pageSets, pageDir] : pageSets) {
@@ -181,11 +197,17 @@ export async function evalCommand(argv: string[]): Promise<number> {
     }
     if (formulaSuite && formulas) {
       const lines = loadLineFolder(formulaDir).slice(0, limit);
-      formulaResult = await runFormulaSet(engine, formulas, formulaDir, lines, decoding, tessVersion);
+      const readers = { formulas, baseline };
+      formulaResult = await runFormulaSet(engine, readers, formulaDir, lines, decoding, tessVersion);
+    }
+    for (const dir of tableDirs) {
+      const cases = loadTableDir(dir).slice(0, limit);
+      tableResults.push(await runTableSet(engine, dir, cases, tessVersion !== null, decoding));
     }
   } finally {
     await engine.close();
     await formulas?.close();
+    await baseline?.close();
   }
   const report = {
     created: new Date().toISOString(),
@@ -209,10 +231,11 @@ export async function evalCommand(argv: string[]): Promise<number> {
     sets: results,
     pageSets: pageResults,
     ...(formulaResult ? { formulas: formulaResult } : {}),
+    ...(tableResults.length ? { tables: tableResults } : {}),
   };
   mkdirSync(dirname(resolve(values.out)), { recursive: true });
   writeFileSync(values.out, JSON.stringify(report, null, 2));
-  printTables(results, pageResults, formulaResult);
+  printTables(results, pageResults, formulaResult, tableResults);
   console.log(`\nwritten to ${values.out}`);
   if (values['write-config'] && results.length) writeAccuracy(engine.bundle.dir, report.created, tessVersion, results);
   return 0;

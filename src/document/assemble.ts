@@ -18,7 +18,8 @@ import {
   quoteMarkdown,
   withDollarMath,
 } from './markdown.js';
-import { foldCurrencyColumns, tableToMarkdown } from './table-text.js';
+import { takeFormulaNumbers } from './formula-number.js';
+import { boxesTogether, foldCurrencyColumns, tableToMarkdown } from './table-text.js';
 import {
   codeText,
   isCode,
@@ -45,22 +46,16 @@ type PushBlock = (b: Omit<BlockOut, 'order'>) => void;
 /** A table block: its cells' text by grid position, currency columns folded, and its markdown table. */
 function tableBlock(lb: LayoutBlock, grid: LayoutTable, lines: LineOut[]): Omit<BlockOut, 'order'> {
   let k = 0;
-  const read = grid.cells.map((row) =>
-    row.map((cell) =>
-      reflow(
-        cell.map(() => {
-          const l = lines[k++];
-          return l ? lineText(l) : '';
-        }),
-      ),
-    ),
-  );
-  const t = foldCurrencyColumns({ cells: read, spans: grid.spans, headerRows: grid.headerRows });
+  const own = grid.cells.map((row) => row.map((cell) => cell.map(() => lines[k++]).filter((l) => l !== undefined)));
+  const read = own.map((row) => row.map((cell) => reflow(cell.map(lineText))));
+  const boxes = own.map((row) => row.map((cell) => boxesTogether(cell.map((l) => l.box))));
+  const t = foldCurrencyColumns({ cells: read, spans: grid.spans, headerRows: grid.headerRows, boxes });
   const table = {
     rows: t.cells.length,
     columns: t.cells[0]?.length ?? 0,
     headerRows: t.headerRows,
     spans: t.spans,
+    ...(t.boxes ? { cellBoxes: t.boxes } : {}),
   };
   const cells = t.cells.map((row) => row.map(withDollarMath));
   return {
@@ -112,10 +107,11 @@ function formulaBlocks(lb: LayoutBlock, lines: readonly LineOut[], push: PushBlo
     push({
       type: 'formula',
       box: l.box,
-      markdown: formulaMarkdown(l.text),
+      markdown: formulaMarkdown(l.text, l.number),
       confidence: meanConfidence([l]),
       lines: [l],
       latex: l.text,
+      ...(l.number ? { number: l.number } : {}),
     });
   }
   flush();
@@ -225,6 +221,14 @@ export function assemblePage(
       formulaBlocks(lb, lines, push);
     } else textBlocks(lb, lines, push);
   });
-  const markdown = pageMarkdown(blocks, opts);
-  return { index, width: layout.width, height: layout.height, rotation: layout.rotation ?? 0, blocks, markdown };
+  const read = takeFormulaNumbers(blocks);
+  const markdown = pageMarkdown(read, opts);
+  return {
+    index,
+    width: layout.width,
+    height: layout.height,
+    rotation: layout.rotation ?? 0,
+    blocks: read,
+    markdown,
+  };
 }

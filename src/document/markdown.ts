@@ -59,9 +59,9 @@ function write(node: Nodes, math = false): string {
 
 const hasMath = (value: string): boolean => value.includes(MATH_OPEN);
 
-/** A display formula: `$$`, the LaTeX on its own line, `$$`. */
-export function formulaMarkdown(latex: string): string {
-  return write({ type: 'math', value: latex }, true);
+/** A display formula: `$$`, the LaTeX on its own line (its number as `\tag{3}`, as KaTeX shows it), `$$`. */
+export function formulaMarkdown(latex: string, number?: string): string {
+  return write({ type: 'math', value: number ? `${latex}\\tag{${number}}` : latex }, true);
 }
 
 export function paragraphMarkdown(value: string): string {

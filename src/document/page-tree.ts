@@ -44,6 +44,8 @@ export interface LineOut {
    * (document/formula.ts), so `text` is the text reader's reading and the confidence is low.
    */
   formula?: 'latex' | 'fallback';
+  /** A display formula's number (`3` for a `(3)` set at the line's end), kept apart from its LaTeX. */
+  number?: string;
   /** Formulas read within the line (document/inline-formulas.ts): each stands in `text` as `$latex$`. */
   inline?: InlineFormulaOut[];
   /** Set where the line is set in a fixed-width font (monospace.ts): page pixels per character. */
@@ -68,9 +70,18 @@ export interface BlockOut {
   /** Tables: cell text by grid position, row by row ('' where a spanning cell covers the position). */
   cells?: string[][];
   /** Tables: the grid's size, its header rows and the cells that span more than one position. */
-  table?: { rows: number; columns: number; headerRows: number; spans: TableSpan[] };
+  table?: {
+    rows: number;
+    columns: number;
+    headerRows: number;
+    spans: TableSpan[];
+    /** Each cell's ink on the page (its lines' boxes together), by grid position; null where it holds no text. */
+    cellBoxes?: (Box | null)[][];
+  };
   /** Formulas: the LaTeX. */
   latex?: string;
+  /** Formulas: the number printed beside it (`3` for `(3)`), where it has one. */
+  number?: string;
   /** Set between rules as a note or a warning is: its markdown is a block quote. */
   boxed?: true;
 }

@@ -4,6 +4,7 @@
  * under one header row, else as an HTML table (colspan, rowspan, a thead of header rows), which markdown carries as
  * it is and olmOCR-Bench and OmniDocBench read.
  */
+import { type Box, unionBox } from './layout/ink.js';
 import type { TableSpan } from './layout/table-grid.js';
 import { tableMarkdown, withDollarMath } from './markdown.js';
 
@@ -12,7 +13,15 @@ export interface TableText {
   cells: string[][];
   spans: TableSpan[];
   headerRows: number;
+  /** Each cell's ink on the page (its lines' boxes together), by grid position; null where it has none. */
+  boxes?: (Box | null)[][];
 }
+
+/** Boxes together; null where there are none. */
+export const boxesTogether = (boxes: readonly (Box | null)[]): Box | null => {
+  const own = boxes.filter((b): b is Box => b !== null);
+  return own.length ? unionBox(own) : null;
+};
 
 const CURRENCY = /^[$€£¥₹]$/;
 
@@ -47,7 +56,13 @@ export function foldCurrencyColumns(t: TableText): TableText {
         return s;
       })
       .filter((s) => s.colSpan > 1 || s.rowSpan > 1);
-    cur = { cells, spans, headerRows: cur.headerRows };
+    const boxes = cur.boxes?.map((row) => {
+      const out = [...row];
+      out[c + 1] = boxesTogether([out[c], out[c + 1]]);
+      out.splice(c, 1);
+      return out;
+    });
+    cur = { cells, spans, headerRows: cur.headerRows, ...(boxes ? { boxes } : {}) };
   }
   return cur;
 }
@@ -56,7 +71,11 @@ const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g,
 
 /** Markdown for a read table: GFM for a plain grid under one header row, HTML where cells span or headers stack. */
 export function tableToMarkdown(t: TableText): string {
-  if (!t.spans.length && t.headerRows <= 1) return tableMarkdown(t.cells);
+  return !t.spans.length && t.headerRows <= 1 ? tableMarkdown(t.cells) : tableHtml(t);
+}
+
+/** A read table as HTML: colspan, rowspan, a thead of header rows. */
+export function tableHtml(t: TableText): string {
   const row = (cells: string[], r: number, tag: 'th' | 'td'): string => {
     const out: string[] = [];
     cells.forEach((text, c) => {

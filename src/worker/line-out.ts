@@ -40,7 +40,8 @@ export function lineOut(
     const f = formula.reading;
     const whole = { text: f.text, box: l.band, confidence: f.confidence };
     const words = wantWords ? { words: [opts.chars ? { ...whole, chars: [] } : whole] } : {};
-    return { box: l.box, text: f.text, confidence: f.confidence, formula: 'latex', ...words };
+    const number = formula.number ? { number: formula.number } : {};
+    return { box: l.box, text: f.text, confidence: f.confidence, formula: 'latex', ...number, ...words };
   }
   const verdict = formula?.verdict ?? 'text';
   if (layer && !inline && verdict === 'text' && !line.unread && layerWins(line.text, layer.text, line.fit)) {

@@ -1,6 +1,7 @@
 /** A page's lines read again by the formula reader: display formulas whole, and runs of mathematics in prose lines. */
 import type { LineCrop } from '../document/crop-lines.js';
 import { formulaVerdict, type FormulaVerdict, looksLikeFormula } from '../document/formula.js';
+import { formulaNumber } from '../document/formula-number.js';
 import { inlineCandidates, type InlineFormula } from '../document/inline-formulas.js';
 import type { PageLayout } from '../document/layout/analyze.js';
 import type { LineReading } from '../engine/engine.js';
@@ -11,6 +12,8 @@ import type { FormulaReader, FormulaReading } from './formula-reader.js';
 export interface FormulaRead {
   reading: FormulaReading;
   verdict: FormulaVerdict;
+  /** The formula's number, set apart at the line's end and cut off what the formula reader read. */
+  number?: string;
 }
 
 /**
@@ -40,12 +43,14 @@ export async function readFormulas(
   const candidates = lines.flatMap((l, i) => (!l.unread && looksLikeFormula(l.text, alone[i]) ? [i] : []));
   const inline = inlineCandidates(lines, crops, new Set(candidates));
   if (!candidates.length && !inline.length) return { formulas, inlineRead };
-  const read = await reader.read([...candidates.map((i) => crops[i]), ...inline.map((c) => c.crop)], decoding, signal);
-  for (const [j, i] of candidates.entries())
-    formulas.set(i, {
-      reading: read[j],
-      verdict: await formulaVerdict(read[j].text, read[j].capped, read[j].confidence, lines[i].confidence),
-    });
+  const numbered = candidates.map((i) => formulaNumber(lines[i].text, lines[i].glyphs, crops[i]));
+  const whole = candidates.map((i, j) => numbered[j]?.crop ?? crops[i]);
+  const read = await reader.read([...whole, ...inline.map((c) => c.crop)], decoding, signal);
+  for (const [j, i] of candidates.entries()) {
+    const verdict = await formulaVerdict(read[j].text, read[j].capped, read[j].confidence, lines[i].confidence);
+    const number = numbered[j] ? { number: numbered[j].number } : {};
+    formulas.set(i, { reading: read[j], verdict, ...number });
+  }
   for (const [j, c] of inline.entries()) {
     const f = read[candidates.length + j];
     // Only LaTeX that renders, read with more confidence than the text reader read those words: anything else keeps
