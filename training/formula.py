@@ -373,13 +373,17 @@ def render(src: str, rng: random.Random) -> Image.Image:
     buf.seek(0)
     im = Image.open(buf).convert("RGBA")
     bg = Image.new("RGBA", im.size, (255, 255, 255, 255))
-    g = np.asarray(Image.alpha_composite(bg, im).convert("L"))
+    return cut(np.asarray(Image.alpha_composite(bg, im).convert("L")), rng)
+
+
+def cut(g: np.ndarray, rng: random.Random) -> Image.Image:
+    """A grey picture's ink with margins as a page's formula crops have them (the layout's band, a few pixels of
+    paper around the ink)."""
     ink = np.where(g < 200)
     if not len(ink[0]):
         raise ValueError("no ink")
     y0, y1, x0, x1 = ink[0].min(), ink[0].max() + 1, ink[1].min(), ink[1].max() + 1
     h = y1 - y0
-    # Margins as a page's formula crops have them (the layout's band, a few pixels of paper around the ink).
     top, bottom = int(rng.uniform(0.02, 0.25) * h), int(rng.uniform(0.02, 0.25) * h)
     left, right = int(rng.uniform(0.05, 0.6) * h), int(rng.uniform(0.05, 0.6) * h)
     out = np.full((h + top + bottom, (x1 - x0) + left + right), 255, dtype=np.uint8)
