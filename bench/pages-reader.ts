@@ -49,6 +49,7 @@ const { values } = parseArgs({
     model: { type: 'string' },
     ahead: { type: 'string', default: '3' },
     'no-formulas': { type: 'boolean', default: false },
+    'formula-model': { type: 'string' },
   },
 });
 if (!values.pages) throw new Error('--pages FILE (a JSON list of { file, page, dropHeadersFooters })');
@@ -63,7 +64,11 @@ const t0 = performance.now();
 const engineOpts = values.precision ? { precision: values.precision as Precision } : {};
 const engine = await Engine.open(values.model, engineOpts);
 engine.resolve(decoding);
-const formulas = values['no-formulas'] ? null : FormulaReader.shipped(engineOpts);
+const formulas = values['no-formulas']
+  ? null
+  : values['formula-model']
+    ? new FormulaReader(values['formula-model'], engineOpts)
+    : FormulaReader.shipped(engineOpts);
 await formulas?.engine();
 const loadSeconds = (performance.now() - t0) / 1000;
 // One warm-up read of the sample page (not an evaluation page), untimed: it fills onnxruntime's arenas and, on a

@@ -9,10 +9,10 @@
  *
  *   npm run bench:pages -- [--sets docbank_pages,docling_pages,tesseract_pages] [--limit N] [--no-tesseract]
  *                          [--systems default,ar] [--rounds N] [--no-formulas] [--out bench/results/pages.json]
- *                          [--candidate DIR]
+ *                          [--candidate DIR | --candidate-formulas DIR]
  *
  * --candidate DIR adds a system: another line bundle (a distilled vision pass, say) with the default decoding, read
- * beside the shipped one in the same run.
+ * beside the shipped one in the same run; --candidate-formulas DIR, another formula bundle beside the shipped one.
  *
  * With --rounds N every system reads each set N times, the order reversed every other round (A B t, t B A, ...),
  * and a row gives the median round's figures with every round's pages/s beside them: this machine's speed drifts
@@ -50,9 +50,12 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'bench/results/pages.json' },
     rounds: { type: 'string', default: '1' },
     candidate: { type: 'string' },
+    'candidate-formulas': { type: 'string' },
   },
 });
 const rounds = Math.max(1, Math.floor(Number(values.rounds)));
+if (values.candidate && values['candidate-formulas'])
+  throw new Error('--candidate and --candidate-formulas each add the one candidate system: pass one of them');
 
 /** Specula's systems: the decoding each passes to the reader. */
 const SYSTEMS: Record<string, { label: string; args: string[] }> = {
@@ -71,6 +74,15 @@ const SYSTEMS: Record<string, { label: string; args: string[] }> = {
         candidate: {
           label: `Specula, ${relative(ROOT, values.candidate)} (default decoding)`,
           args: ['--model', values.candidate],
+        },
+      }
+    : {}),
+  // A formula bundle measured against the shipped one in the same run (--candidate-formulas DIR).
+  ...(values['candidate-formulas']
+    ? {
+        candidate: {
+          label: `Specula, formulas by ${relative(ROOT, values['candidate-formulas'])} (default decoding)`,
+          args: ['--formula-model', values['candidate-formulas']],
         },
       }
     : {}),
@@ -205,7 +217,7 @@ async function tesseract(set: string, pages: EvalPage[]): Promise<SystemRow> {
   };
 }
 
-const systems = [...values.systems.split(','), ...(values.candidate ? ['candidate'] : [])]
+const systems = [...values.systems.split(','), ...(SYSTEMS.candidate ? ['candidate'] : [])]
   .map((s) => s.trim())
   .filter(Boolean);
 for (const s of systems)
