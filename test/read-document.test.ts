@@ -7,7 +7,8 @@ import { PAGES_AHEAD, readDocument } from '../src/worker/read-document.js';
 import { readFileSync } from 'node:fs';
 import { EngineError } from '../src/engine/errors.js';
 import { corpusCer, tally } from '../src/eval/cer.js';
-import { SAMPLE_PAGE } from './helpers/fixtures.js';
+import { join } from 'node:path';
+import { ROOT, SAMPLE_PAGE } from './helpers/fixtures.js';
 import { pdfOfImages, pdfWithText } from './helpers/pdfs.js';
 
 const LINES = [
@@ -158,5 +159,68 @@ describe('pages that are not black on white', () => {
     // page's reading; the edge itself is an open flattening fault, not this test's subject (that line is now marked
     // unreadable, at most that one).
     assert.ok(cer < 0.04, `CER against the white page's reading: ${(cer * 100).toFixed(2)}%\n${read.text}`);
+  });
+});
+
+describe('small print', () => {
+  let engine: Engine;
+  before(async () => {
+    engine = await Engine.open();
+  });
+  after(() => engine.close());
+
+  it('a page a third its size reads as at full size, every box in its own pixels', async () => {
+    const full = readFileSync(SAMPLE_PAGE);
+    const small = await sharp(full).resize({ width: 413 }).png().toBuffer();
+    const big = await readDocument(engine, full, 'sample-page.png');
+    const read = await readDocument(engine, small, 'small.png');
+    const page = read.pages[0];
+    assert.deepEqual([page.width, page.height], [413, 333], "the page's size is the image's");
+    const lines = (doc: typeof read) => doc.pages[0].blocks.flatMap((b) => b.lines);
+    const ours = lines(read);
+    const theirs = lines(big);
+    assert.equal(ours.length, theirs.length, 'the same lines as at full size');
+    ours.forEach((l, i) => {
+      const mid = l.box.y + l.box.height / 2;
+      const want = (theirs[i].box.y + theirs[i].box.height / 2) * (413 / 1240);
+      assert.ok(l.box.x >= 0 && l.box.x + l.box.width <= 413 && l.box.y + l.box.height <= 333, 'inside the image');
+      assert.ok(Math.abs(mid - want) <= 3, `line ${i} at y ${mid.toFixed(1)}, at full size ${want.toFixed(1)}`);
+    });
+    const cer = corpusCer([tally(read.text, big.text)]);
+    assert.ok(cer < 0.04, `CER against the full-size reading: ${(cer * 100).toFixed(2)}%`);
+  });
+});
+
+describe('a table on a page scanned on its side', () => {
+  let engine: Engine;
+  before(async () => {
+    engine = await Engine.open();
+  });
+  after(() => engine.close());
+
+  it("gives each cell's box in the page as it came, within its table's", async () => {
+    const turned = await sharp(readFileSync(join(ROOT, 'test', 'fixtures', 'table-ruled.png')))
+      .rotate(90)
+      .png()
+      .toBuffer();
+    const read = await readDocument(engine, turned, 'turned.png');
+    const page = read.pages[0];
+    assert.equal(page.rotation, 270, 'read after a quarter turn back');
+    const table = page.blocks.find((b) => b.type === 'table');
+    assert.ok(table?.table?.cellBoxes, 'a table with its cells found');
+    const { box } = table;
+    const boxes = table.table.cellBoxes.flat().filter((b) => b !== null);
+    assert.ok(boxes.length >= 20, `${boxes.length} cells with text`);
+    for (const c of boxes) {
+      // A cell's box holds its line's crop, padded past the ink the table's box is cut to.
+      const pad = 8;
+      const inside =
+        c.x >= box.x - pad &&
+        c.y >= box.y - pad &&
+        c.x + c.width <= box.x + box.width + pad &&
+        c.y + c.height <= box.y + box.height + pad;
+      assert.ok(inside, `cell ${JSON.stringify(c)} outside its table ${JSON.stringify(box)}`);
+      assert.ok(c.height > c.width, 'a turned line is taller than wide');
+    }
   });
 });

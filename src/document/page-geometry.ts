@@ -161,6 +161,9 @@ export function inSourceFrame(page: PageOut, frame: PageFrame): PageOut {
     blocks: page.blocks.map((b) => ({
       ...b,
       box: map(b.box),
+      ...(b.table?.cellBoxes
+        ? { table: { ...b.table, cellBoxes: b.table.cellBoxes.map((row) => row.map((c) => c && map(c))) } }
+        : {}),
       lines: b.lines.map((l) => ({
         ...l,
         box: map(l.box),

@@ -33,6 +33,16 @@ export interface TableSetScore {
   ours: { teds: number; tedsStructure: number; secondsPerTable: number };
   /** Tesseract's words in our layout's cells. */
   tesseract?: { teds: number };
+  /** Each image's scores, so that the loss can be found. */
+  images: TableImageScore[];
+}
+
+export interface TableImageScore {
+  image: string;
+  found: boolean;
+  teds: number;
+  tedsStructure: number;
+  tesseract?: number;
 }
 
 /** A folder's table images and their HTML truth. */
@@ -105,24 +115,32 @@ export async function runTableSet(
   decoding?: DecodingOptionsInput,
   onTable?: () => void,
 ): Promise<TableSetScore> {
-  let found = 0;
   let seconds = 0;
-  const sum = { teds: 0, structure: 0, tesseract: 0 };
+  const images: TableImageScore[] = [];
   for (const c of cases) {
     const r = await readTable(engine, c, withTesseract, decoding);
-    if (r.ours) found++;
     seconds += r.seconds;
-    sum.teds += teds(r.ours, c.html);
-    sum.structure += teds(r.ours, c.html, true);
-    sum.tesseract += teds(r.tesseract, c.html);
+    images.push({
+      image: basename(c.image),
+      found: !!r.ours,
+      teds: teds(r.ours, c.html),
+      tedsStructure: teds(r.ours, c.html, true),
+      ...(withTesseract ? { tesseract: teds(r.tesseract, c.html) } : {}),
+    });
     onTable?.();
   }
-  const n = Math.max(1, cases.length);
+  const mean = (f: (i: TableImageScore) => number): number =>
+    images.reduce((a, i) => a + f(i), 0) / Math.max(1, images.length);
   return {
     set: basename(dir),
     tables: cases.length,
-    found,
-    ours: { teds: sum.teds / n, tedsStructure: sum.structure / n, secondsPerTable: seconds / n },
-    ...(withTesseract ? { tesseract: { teds: sum.tesseract / n } } : {}),
+    found: images.filter((i) => i.found).length,
+    ours: {
+      teds: mean((i) => i.teds),
+      tedsStructure: mean((i) => i.tedsStructure),
+      secondsPerTable: seconds / Math.max(1, images.length),
+    },
+    ...(withTesseract ? { tesseract: { teds: mean((i) => i.tesseract ?? 0) } } : {}),
+    images,
   };
 }

@@ -221,7 +221,7 @@ function consolidateTables(
  * The page's line height from its row profile. Where something inks every row (a scan's dark border, a photo
  * beside the text) the whole page is one "line": then it is measured in eight vertical strips instead.
  */
-function lineHeightOf(ink: InkMap): number {
+export function lineHeightOf(ink: InkMap): number {
   const whole = median(lineBands(ink, { x: 0, y: 0, width: ink.width, height: ink.height }).map((b) => b.height)) || 20;
   const w = Math.floor(ink.width / 8);
   const strips =
@@ -319,11 +319,12 @@ function placePictures(blocks: LayoutBlock[], pictures: readonly Box[], captions
   });
 }
 
-export function analyzeLayout(page: GrayPage): PageLayout {
+export function analyzeLayout(page: GrayPage, measured?: number): PageLayout {
   const ink = binarize(page);
   const full = { x: 0, y: 0, width: page.width, height: page.height };
-  // Rules are runs far longer than any letter's stroke: a few line heights (cell borders included).
-  const lh0 = lineHeightOf(ink);
+  // Rules are runs far longer than any letter's stroke: a few line heights (cell borders included). `measured`:
+  // lineHeightOf this page's ink, where the caller has it already.
+  const lh0 = measured ?? lineHeightOf(ink);
   const rules = removeRules(ink, Math.max(40, Math.round(4 * lh0)));
   // Rules are erased only where found: without any the ink, and so its line height, is unchanged.
   const lhRules = rules.length ? lineHeightOf(ink) : lh0;

@@ -2,14 +2,16 @@
  * A page made ready to read, as a worker-thread task (see off-thread.ts): an image that is one line of text is
  * read as that line (turned across when it runs down the image); a photograph has its sheet found, straightened
  * and evenly lit (capture.ts); anything else is flattened, turned upright when
- * it lies on its side (or by the turn the caller already knows), deskewed and laid out.
+ * it lies on its side (or by the turn the caller already knows), deskewed and laid out (on an enlarged copy where
+ * its print is small: small-print.ts).
  */
 import { fromCapture } from '../capture.js';
 import { deskew } from '../deskew.js';
 import { flattenBackground } from '../flatten.js';
 import { isOneLine, lineImageTurn } from '../line-image.js';
 import { linesRunDown, turnPage } from '../orientation.js';
-import { analyzeLayout, oneLineLayout } from './analyze.js';
+import { oneLineLayout } from './analyze.js';
+import { smallPrintLayout } from './small-print.js';
 import type { PrepareRequest, PreparedPage } from './off-thread.js';
 
 export default async function prepareTask({
@@ -48,7 +50,7 @@ export default async function prepareTask({
   const t1 = performance.now();
   const { page, degrees } = await deskew(upright);
   const t2 = performance.now();
-  const layout = { ...analyzeLayout(page), rotation: turn };
+  const layout = { ...(await smallPrintLayout(page)), rotation: turn };
   return {
     page,
     degrees,

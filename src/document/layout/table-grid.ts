@@ -6,6 +6,7 @@
  * whose stub cell is empty are its header.
  */
 import type { GrayPage } from '../decode-image.js';
+import { inkHeight, joinRanges, type Segment } from './cell-ranges.js';
 import { type Box, type InkMap, unionBox } from './ink.js';
 import { formulaPart, median, padLine } from './lines.js';
 
@@ -37,12 +38,6 @@ export interface LayoutTable {
 /** A gap between cells is at least this many line heights wide (a word space is about a third of one). */
 const CELL_GAP = 0.9;
 
-interface Segment {
-  x0: number;
-  x1: number;
-  band: Box;
-}
-
 /** A row band's cells: its ink split at gaps of at least `gap` columns. */
 function segments(ink: InkMap, band: Box, gap: number): Segment[] {
   const out: Segment[] = [];
@@ -69,23 +64,6 @@ function segments(ink: InkMap, band: Box, gap: number): Segment[] {
   if (start >= 0)
     out.push({ x0: start, x1: last + 1, band: { x: start, y: band.y, width: last + 1 - start, height: band.height } });
   return out;
-}
-
-/** Rows of ink a segment spans (its own height, not its row band's). */
-function inkHeight(ink: InkMap, s: Segment): number {
-  let top = -1;
-  let bottom = -1;
-  for (let y = s.band.y; y < s.band.y + s.band.height; y++) {
-    const base = y * ink.width;
-    for (let x = s.x0; x < s.x1; x++) {
-      if (ink.data[base + x]) {
-        if (top < 0) top = y;
-        bottom = y;
-        break;
-      }
-    }
-  }
-  return top < 0 ? 0 : bottom - top + 1;
 }
 
 /** Column edges [x0, x1) from the body rows' cells: x-ranges their cells cover, merged where they overlap. */
@@ -124,7 +102,7 @@ export function tableGrid(
   // of a line wide) is what is left of a short cell border, not a cell.
   const cellLike = (s: Segment): boolean =>
     (s.x1 - s.x0 >= 0.5 * lh || inkHeight(ink, s) >= 0.4 * lh) && s.x1 - s.x0 >= Math.max(3, 0.12 * lh);
-  const kept = bands.map((b) => segments(ink, b, gap).filter(cellLike));
+  const kept = bands.map((b) => joinRanges(ink, page, segments(ink, b, gap), lh, cellLike).filter(cellLike));
   bands = bands.filter((_, i) => kept[i].length);
   let rows = kept.filter((r) => r.length);
   if (!rows.length) return { rows: 0, cols: 0, cells: [], spans: [], headerRows: 0 };
