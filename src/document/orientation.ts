@@ -4,7 +4,7 @@
  * different places from line to line, so few columns are empty. Which way up the page is, the model decides
  * (read-document.ts asks the CTC head about a few lines both ways up), since blank rows look the same either way.
  */
-import { loadSharp } from './sharp.js';
+import { throughSharp } from './sharp.js';
 import type { GrayPage } from './decode-image.js';
 import { columnInk, inkOf } from './layout/ink.js';
 import { rowProfile } from './layout/lines.js';
@@ -38,16 +38,5 @@ export function linesRunDown(page: GrayPage): boolean {
 export async function turnPage(page: GrayPage, turn: Turn): Promise<GrayPage> {
   if (turn === 0) return page;
   if (turn === 180) return { width: page.width, height: page.height, data: page.data.slice().reverse() };
-  const sharp = await loadSharp();
-  const { data, info } = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
-    .rotate(turn)
-    .toColourspace('b-w')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 1) throw new Error(`turned page came back with ${info.channels} channels`);
-  return {
-    width: info.width,
-    height: info.height,
-    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
-  };
+  return throughSharp(page, (img) => img.rotate(turn));
 }

@@ -6,7 +6,7 @@
  * are what the lines are read from (the model's input height is reached by resizing the crop either way).
  */
 import type { GrayPage } from '../decode-image.js';
-import { loadSharp } from '../sharp.js';
+import { throughSharp } from '../sharp.js';
 import { analyzeLayout, lineHeightOf, type LayoutLine, type PageLayout } from './analyze.js';
 import { type Box, inkOf } from './ink.js';
 
@@ -23,22 +23,10 @@ export async function smallPrintLayout(page: GrayPage): Promise<PageLayout> {
   const fits = Math.floor(Math.sqrt(MAX_PIXELS / (page.width * page.height)));
   const scale = lh >= SMALL_PRINT_PX ? 1 : Math.min(Math.ceil(TARGET_PX / Math.max(1, lh)), 4, fits);
   if (scale < 2) return analyzeLayout(page, lh);
-  return shrinkLayout(analyzeLayout(await enlarged(page, scale)), scale, page);
-}
-
-async function enlarged(page: GrayPage, scale: number): Promise<GrayPage> {
-  const sharp = await loadSharp();
-  const { data, info } = await sharp(page.data, { raw: { width: page.width, height: page.height, channels: 1 } })
-    .resize(page.width * scale, page.height * scale, { kernel: 'cubic' })
-    .toColourspace('b-w')
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 1) throw new Error(`enlarged page came back with ${info.channels} channels`);
-  return {
-    width: info.width,
-    height: info.height,
-    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
-  };
+  const big = await throughSharp(page, (img) =>
+    img.resize(page.width * scale, page.height * scale, { kernel: 'cubic' }),
+  );
+  return shrinkLayout(analyzeLayout(big), scale, page);
 }
 
 /** A layout of the page enlarged `scale` times, in the page's own pixels: each box the smallest holding its own. */
