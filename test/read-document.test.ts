@@ -162,14 +162,14 @@ describe('pages that are not black on white', () => {
   });
 });
 
-describe('small print', () => {
+describe('boxes in the image as it came', () => {
   let engine: Engine;
   before(async () => {
     engine = await Engine.open();
   });
   after(() => engine.close());
 
-  it('a page a third its size reads as at full size, every box in its own pixels', async () => {
+  it('small print: a page a third its size reads as at full size, every box in its own pixels', async () => {
     const full = readFileSync(SAMPLE_PAGE);
     const small = await sharp(full).resize({ width: 413 }).png().toBuffer();
     const big = await readDocument(engine, full, 'sample-page.png');
@@ -189,16 +189,8 @@ describe('small print', () => {
     const cer = corpusCer([tally(read.text, big.text)]);
     assert.ok(cer < 0.04, `CER against the full-size reading: ${(cer * 100).toFixed(2)}%`);
   });
-});
 
-describe('a table on a page scanned on its side', () => {
-  let engine: Engine;
-  before(async () => {
-    engine = await Engine.open();
-  });
-  after(() => engine.close());
-
-  it("gives each cell's box in the page as it came, within its table's", async () => {
+  it("a table on a page scanned on its side gives each cell's box in the page as it came, within its table's", async () => {
     const turned = await sharp(readFileSync(join(ROOT, 'test', 'fixtures', 'table-ruled.png')))
       .rotate(90)
       .png()
