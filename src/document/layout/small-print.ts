@@ -26,7 +26,9 @@ export async function smallPrintLayout(page: GrayPage): Promise<PageLayout> {
   const big = await throughSharp(page, (img) =>
     img.resize(page.width * scale, page.height * scale, { kernel: 'cubic' }),
   );
-  return shrinkLayout(analyzeLayout(big), scale, page);
+  // The line height as measured here, enlarged: on the copy, hairline rules that were grey join into full-height
+  // strokes, and a page boxed by them would measure as one tall "line".
+  return shrinkLayout(analyzeLayout(big, lh * scale), scale, page);
 }
 
 /** A layout of the page enlarged `scale` times, in the page's own pixels: each box the smallest holding its own. */
