@@ -190,7 +190,7 @@ describe('boxes in the image as it came', () => {
     assert.ok(cer < 0.04, `CER against the full-size reading: ${(cer * 100).toFixed(2)}%`);
   });
 
-  it("a table on a page scanned on its side gives each cell's box in the page as it came, within its table's", async () => {
+  it("a table on a page scanned on its side: each cell's box in the page as it came, within its table's", async () => {
     const turned = await sharp(readFileSync(join(ROOT, 'test', 'fixtures', 'table-ruled.png')))
       .rotate(90)
       .png()
