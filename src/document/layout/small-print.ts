@@ -11,7 +11,7 @@ import { analyzeLayout, lineHeightOf, type LayoutLine, type PageLayout } from '.
 import { type Box, inkOf } from './ink.js';
 
 /** Lines shorter than this (pixels, ascender to descender) are small print. */
-export const SMALL_PRINT_PX = 10;
+const SMALL_PRINT_PX = 10;
 /** ... and are laid out enlarged to about this height. */
 const TARGET_PX = 16;
 /** An enlarged copy holds at most this many pixels (a 300-dpi A4 page holds 8.7 million). */
@@ -32,7 +32,7 @@ export async function smallPrintLayout(page: GrayPage): Promise<PageLayout> {
 }
 
 /** A layout of the page enlarged `scale` times, in the page's own pixels: each box the smallest holding its own. */
-export function shrinkLayout(layout: PageLayout, scale: number, page: { width: number; height: number }): PageLayout {
+function shrinkLayout(layout: PageLayout, scale: number, page: { width: number; height: number }): PageLayout {
   const shrink = (b: Box): Box => {
     const x0 = Math.floor(b.x / scale);
     const y0 = Math.floor(b.y / scale);
