@@ -11,7 +11,16 @@ _ascii = [chr(c) for c in range(32, 127)]
 _latin1 = [chr(c) for c in range(0xA1, 0x100) if c != 0xAD]
 _extra = list("ŒœŠšŽžŸƒ‘’‚“”„–—…•†‡‰‹›€™−′″")
 
-CHARS = _ascii + _latin1 + _extra
+# Appended after the first 222 characters, so that a checkpoint from before them keeps its ids (train.py --init
+# grows its vocabulary rows): Latin Extended-A whole, the Romanian comma-below letters, Greek's letters with their
+# tonos and dialytika, Cyrillic's basic block (Russian, Ukrainian, Belarusian, Bulgarian, Serbian, Macedonian) and ґ.
+_BASE = _ascii + _latin1 + _extra
+_latin_ext = [chr(c) for c in range(0x100, 0x180) if chr(c) not in _BASE] + list("ȘșȚț")
+_greek = [chr(c) for c in range(0x386, 0x3CF) if c not in (0x387, 0x38B, 0x38D, 0x3A2)]
+_cyrillic = [chr(c) for c in range(0x400, 0x460)] + list("Ґґ№")
+EUROPEAN = _latin_ext + _greek + _cyrillic
+
+CHARS = _BASE + EUROPEAN
 VOCAB = SPECIALS + CHARS
 CHAR_TO_ID = {c: i for i, c in enumerate(VOCAB) if i >= len(SPECIALS)}
 

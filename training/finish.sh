@@ -44,10 +44,11 @@ $PY training/mtp.py export --name pmtp --base "$RUN/weights.pt" --head training/
 $PY training/quantize.py --bundle models/specula-line-base --ckpt "$RUN/weights.pt" --out /tmp/specula-int8 --install
 node dist/src/cli/main.js check-bundle models/specula-line-base
 
-# The script gate reads the CTC head's distributions through the default (int8) graph: fitted after it.
-$PY training/script_lines.py --out /tmp/sl-train --n 6000 --seed 1
-$PY training/script_lines.py --out /tmp/sl-train2 --n 8000 --seed 3
-$PY training/script_lines.py --out /tmp/sl-test --n 2000 --seed 2
+# The script gate reads the CTC head's distributions through the default (int8) graph: fitted after it. Its lines do
+# not depend on the model, so lines drawn while the run trained are kept.
+[[ -f /tmp/sl-train/labels.jsonl ]] || $PY training/script_lines.py --out /tmp/sl-train --n 6000 --seed 1
+[[ -f /tmp/sl-train2/labels.jsonl ]] || $PY training/script_lines.py --out /tmp/sl-train2 --n 8000 --seed 3
+[[ -f /tmp/sl-test/labels.jsonl ]] || $PY training/script_lines.py --out /tmp/sl-test --n 2000 --seed 2
 for d in sl-train sl-train2 sl-test; do node training/script_features.mjs /tmp/$d > /tmp/$d/features.jsonl; done
 $PY training/script_gate.py --train /tmp/sl-train /tmp/sl-train2 --test /tmp/sl-test --write models/specula-line-base
 

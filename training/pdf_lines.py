@@ -47,9 +47,22 @@ def held_out(path: str) -> bool:
     return int(hashlib.sha1(path.encode()).hexdigest(), 16) % 10 == 0
 
 
+def language_doc_pdfs() -> set[str]:
+    """The PDFs of TeX Live's language collections (texlive-lang-*): the European line set's source
+    (bench/european-lines.py), so never a training line, in either split."""
+    names = subprocess.run(["dpkg-query", "-W", "-f", "${Package}\n", "texlive-lang-*"], capture_output=True,
+                           text=True).stdout.split()
+    installed = [n for n in names if subprocess.run(["dpkg-query", "-L", n], capture_output=True).returncode == 0]
+    if not installed:
+        return set()
+    listed = subprocess.run(["dpkg-query", "-L", *installed], capture_output=True, text=True).stdout.split("\n")
+    return {os.path.realpath(p) for p in listed if p.endswith(".pdf")}
+
+
 def find_pdfs(split: str) -> list[str]:
     paths = sorted({p for g in PDF_GLOBS for p in glob.glob(g, recursive=True) if os.path.getsize(p) > 0})
-    return [p for p in paths if held_out(p) == (split == "heldout")]
+    evaluated = language_doc_pdfs()
+    return [p for p in paths if held_out(p) == (split == "heldout") and os.path.realpath(p) not in evaluated]
 
 
 def page_count(pdf: str) -> int:

@@ -90,6 +90,20 @@ class FontBank:
         fam = self.families[rng.choice(self.names)]
         return rng.choice(fam)
 
+    def pick_for(self, text: str, rng: random.Random, tries: int = 40):
+        """A face that has every character of `text` (a Greek or Cyrillic line is not set in a Latin-only face);
+        the best of `tries` draws when none has them all."""
+        need = set(text) - {" "}
+        best, best_missing = None, None
+        for _ in range(tries):
+            face = self.pick(rng)
+            missing = len(need - face[1])
+            if missing == 0:
+                return face
+            if best is None or missing < best_missing:
+                best, best_missing = face, missing
+        return best
+
     def font(self, path: str, size: int) -> ImageFont.FreeTypeFont:
         key = (path, size)
         if key not in self._cache:

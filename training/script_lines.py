@@ -1,14 +1,14 @@
-"""Lines for the script gate: text in scripts the model reads (Latin) and in scripts it was never taught.
+"""Lines for the script gate: text in scripts the model reads (Latin, Greek, Cyrillic) and in scripts it was never
+taught.
 
-The line bundle's alphabet is Latin-1 and a few Windows-1252 signs. Given Hangul, Han, kana, Cyrillic, Greek,
-Hebrew, Arabic, Devanagari or Thai, the decoder still writes something, token by token, until its length cap:
-confident-looking Latin garbage that costs more decoding than a real line. The gate (script_gate.py) learns to tell
-the two apart from what the CTC head says of a line; this makes its examples.
+Given Hangul, Han, kana, Hebrew, Arabic, Devanagari or Thai, the decoder still writes something, token by token, until
+its length cap: confident-looking garbage that costs more decoding than a real line. The gate (script_gate.py) learns
+to tell them apart, and which script a line is in, from what the CTC head says of a line; this makes its examples.
 
 Positives ("unread"): lines mostly in one of those scripts, in any Debian font that has its glyphs, with some digits,
 punctuation and Latin words mixed in, as real documents in those scripts have. Negatives ("read"): the training
-generator's own lines (prose, code, numbers, receipts) and Latin lines with a few foreign letters (a Greek symbol,
-a Polish or Turkish letter, one word of another script), all with render.py's scan degradations.
+generator's own lines (prose, code, numbers, receipts), lines in european.py's languages, Greek and Cyrillic
+syllables, and Latin lines with a few foreign letters, all with render.py's scan degradations.
 
 Nothing here looks at ../shared/eval. Text in other scripts is random syllables and words of each script's letters:
 the gate sees shapes, not language.
@@ -24,8 +24,9 @@ import random
 
 from PIL import Image, ImageDraw, ImageFont
 
+from european import LANGS, EuropeanText
 from receipt import render_receipt_line
-from render import FontBank, degrade
+from render import FontBank, degrade, render_line
 from textgen import TextSource
 
 _HANGUL = (0xAC00, 0xD7A3)
@@ -41,6 +42,8 @@ _SCRIPTS: dict[str, tuple[list[str], tuple[int, int]]] = {
     "devanagari": ([chr(c) for c in range(0x0905, 0x0915)] + [chr(c) for c in range(0x0915, 0x0939)] + [chr(c) for c in range(0x093E, 0x094D)], (2, 8)),
     "thai": ([chr(c) for c in range(0x0E01, 0x0E2F)] + [chr(c) for c in range(0x0E30, 0x0E3B)], (2, 9)),
 }
+# Scripts the line model reads since its European vocabulary (charset.EUROPEAN): their lines are negatives.
+READ_SCRIPTS = {"cyrillic", "greek"}
 # Scripts written without spaces between words.
 _UNSPACED = {"han", "kana", "thai"}
 # Latin letters outside the model's alphabet, met in Latin-script languages.
@@ -140,9 +143,9 @@ def _font(path: str, size: int) -> ImageFont.FreeTypeFont:
 
 
 def foreign_share(text: str) -> float:
-    """Share of the non-space characters that are letters of the other scripts."""
+    """Share of the non-space characters that are letters of the scripts the model does not read."""
     chars = [c for c in text if not c.isspace()]
-    letters = {c for letters, _ in _SCRIPTS.values() for c in letters}
+    letters = {c for s, (letters, _) in _SCRIPTS.items() if s not in READ_SCRIPTS for c in letters}
     return sum(c in letters for c in chars) / max(1, len(chars))
 
 
@@ -176,6 +179,7 @@ def main() -> None:
     bank = FontBank()
     fonts = script_fonts()
     texts = ScriptText(src, rng)
+    euro = EuropeanText(args.seed)
     print("scripts and fonts:", {s: len(f) for s, f in fonts.items()})
     with open(os.path.join(args.out, "labels.jsonl"), "w", encoding="utf-8") as labels:
         for i in range(args.n):
@@ -186,10 +190,15 @@ def main() -> None:
                 text = drawable(texts.foreign_line(script, 60), path) or "x"
                 # A line whose font drew little of the script is labelled by what it shows.
                 img, unread = draw_line(text, path, rng), foreign_share(text) >= 0.5
-            elif k < 0.8:
-                from render import render_line
+                script = script if unread or script in READ_SCRIPTS else "latin+"
+            elif k < 0.65:
                 img, text = render_line(src.line(rng.randint(4, 100)), "", bank, rng)
                 script, unread = "latin", False
+            elif k < 0.8:
+                lang = euro.language()
+                text = euro.line(rng.randint(4, 100), lang)
+                img, text = render_line(text, "", bank, rng, face=bank.pick_for(text, rng))
+                script, unread = LANGS[lang][1], False
             elif k < 0.9:
                 img, text = render_receipt_line(src, bank, rng)
                 script, unread = "receipt", False

@@ -21,6 +21,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charset  # noqa: E402
 from data import LineBatches, as_is, collate, held_out  # noqa: E402
+from grow_vocab import grow  # noqa: E402
 from metrics import cer  # noqa: E402
 from model import (ModelConfig, OCRModel, block_targets, ctc_alignment, ctc_greedy, greedy_decode,  # noqa: E402
                    sample_blocks)
@@ -109,6 +110,8 @@ def main():
     ap.add_argument("--receipt-share", type=float, default=0.0, help="share of receipt-like lines (receipt.py)")
     ap.add_argument("--pdf-lines", help="a pool of typeset lines cut from real PDFs (pdf_lines.py --out DIR)")
     ap.add_argument("--pdf-share", type=float, default=0.0, help="share of lines drawn from --pdf-lines")
+    ap.add_argument("--lang-share", type=float, default=0.0,
+                    help="share of lines in european.py's languages (Latin Extended, Greek, Cyrillic)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -134,7 +137,7 @@ def main():
         print(f"resumed {last} at step {step}", flush=True)
     elif args.init:
         st = torch.load(args.init, map_location=dev, weights_only=False)
-        model.load_state_dict(st["model"])
+        model.load_state_dict(grow(st["model"], cfg.vocab_size))  # new letters get rows (grow_vocab.py)
         step, seen = st.get("step", 0), st.get("seen", 0)
         warm_from = step
         print(f"initialised from {args.init} (step {step})", flush=True)
@@ -161,11 +164,13 @@ def main():
     max_chars = mp.Value("i", curriculum(step, args.cur_start, args.cur_full, args.cur_ramp))
     ds = LineBatches(seed=args.seed * 7919 + step, max_chars=max_chars, pixel_budget=args.pixel_budget,
                      max_batch=args.max_batch, pool=args.pool or max(384, 8 * args.max_batch), as_numpy=args.pipe_batches,
-                     receipt_share=args.receipt_share, pdf_lines=args.pdf_lines, pdf_share=args.pdf_share)
+                     receipt_share=args.receipt_share, pdf_lines=args.pdf_lines, pdf_share=args.pdf_share,
+                     lang_share=args.lang_share)
     loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=4,
                                          collate_fn=as_is if args.pipe_batches else None,
                                          persistent_workers=True)
     evalset = held_out()
+    euro_set = held_out(200, seed=24680, lang_share=1.0) if args.lang_share else None
     log = open(os.path.join(args.run, "log.jsonl"), "a")
     t0 = time.time()
     window_t, window_lines, acc = time.time(), 0, {"loss": 0.0, "lm": 0.0, "ctc": 0.0, "guide": 0.0, "diff": 0.0, "n": 0}
@@ -258,6 +263,8 @@ def main():
             te = time.time()
             ar, ctc_cer, ex = evaluate(model, evalset)
             rec = {"step": step, "seen": seen, "eval_cer_ar": ar, "eval_cer_ctc": ctc_cer}
+            if euro_set is not None:
+                rec["eval_euro_cer_ar"], rec["eval_euro_cer_ctc"], _ = evaluate(model, euro_set)
             if args.diffusion_weight > 0:
                 rec["eval_block8_accuracy"], rec["eval_block8_leading"] = evaluate_blocks(model, evalset)
             rec.update({"eval_seconds": time.time() - te, "examples": ex})
