@@ -2,6 +2,7 @@
 import type { BlockOut, LineOut, PageOut, PageWarning as PageWarningShape } from '../src/document/assemble.js';
 import { BLOCK_TYPES, type TableSpan } from '../src/document/layout/analyze.js';
 import type { Box as BoxShape } from '../src/document/layout/ink.js';
+import type { ScriptShare as ScriptShareShape } from '../src/document/page-language.js';
 import type { InlineFormulaOut } from '../src/document/page-tree.js';
 import type { CharOut, WordOut } from '../src/document/word-boxes.js';
 import { builder } from './builder.js';
@@ -112,7 +113,23 @@ export const PageWarningKind = builder.enumType('PageWarningKind', {
       value: 'LITTLE_TEXT' as const,
       description: "Far fewer characters were read than the page's text lines hold: most of it could not be read.",
     },
+    UNREAD_SCRIPT: {
+      value: 'UNREAD_SCRIPT' as const,
+      description:
+        'The page is in a script the model does not read (Hangul, Han, Arabic, ...; Page.scripts names it): ' +
+        "its lines hold the CTC head's reading, marked Line.unread, unless the job turned the script gate off.",
+    },
   },
+});
+
+export const ScriptShare = builder.objectRef<ScriptShareShape>('ScriptShare').implement({
+  description: "A script of a page and its share of the page's letters.",
+  fields: (t) => ({
+    script: t.exposeString('script', {
+      description: 'Latin, Greek or Cyrillic (read), or the name of a script the model does not read (Hangul, ...).',
+    }),
+    share: t.exposeFloat('share', { description: "Its share of the page's letters, 0 to 1." }),
+  }),
 });
 
 export const PageWarning = builder.objectRef<PageWarningShape>('PageWarning').implement({
@@ -333,6 +350,18 @@ export const Page = builder.objectRef<PageOut>('Page').implement({
       type: [PageWarning],
       description: 'What went wrong in reading this page; empty when nothing did.',
       resolve: (p) => p.warnings ?? [],
+    }),
+    scripts: t.field({
+      type: [ScriptShare],
+      description: "The scripts of the page's letters, largest share first; empty on a page without text.",
+      resolve: (p) => p.scripts ?? [],
+    }),
+    language: t.string({
+      nullable: true,
+      description:
+        "The page's language as ISO 639-3 (eng, pol, rus, ell, ...), guessed from the text read; null where " +
+        'too little was read to tell.',
+      resolve: (p) => p.language ?? null,
     }),
     markdown: t.exposeString('markdown', {
       description: 'The page as markdown (without headers and footers when dropHeadersFooters was set).',

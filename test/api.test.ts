@@ -254,16 +254,21 @@ describe('the GraphQL API', () => {
     );
     assert.equal(job.markdown?.trim(), stdout.trim(), 'the API and the CLI agree');
     // The token stream spells every line of the page, in the job's reading order.
-    const tree = await acme.query<{
-      parseJob: { pages: { index: number; blocks: { lines: { text: string }[] }[] }[] };
-    }>(
-      `query($id: ID!) { parseJob(id: $id) { pages { index blocks { type box ` +
+    type Tree = {
+      index: number;
+      scripts: { script: string; share: number }[];
+      language: string | null;
+      blocks: { lines: { text: string }[] }[];
+    };
+    const tree = await acme.query<{ parseJob: { pages: Tree[] } }>(
+      `query($id: ID!) { parseJob(id: $id) { pages { index scripts { script share } language blocks { type box ` +
         `{ x y width height } lines { text confidence box { x y width height } ` +
         `} } } } }`,
       { id },
     );
     assert.equal(tree.errors, undefined, "one job's whole tree is within the cost limit");
     const page = tree.data?.parseJob.pages[0];
+    assert.deepEqual([page?.scripts, page?.language], [[{ script: 'Latin', share: 1 }], 'eng'], 'an English page');
     const lines = page?.blocks.flatMap((b) => b.lines.map((l) => l.text)) ?? [];
     assert.ok(lines.length > 5);
     const spelled = spell(evs);

@@ -27,7 +27,7 @@ describe('a page in a script the model never learnt', () => {
   after(() => engine.close());
 
   it(
-    'is found from its lines and read by the CTC head alone: every line ' + 'marked unread, no decoder forward',
+    'is found from its lines, named, and read by the CTC head alone: every line ' + 'marked unread, no decoder forward',
     async () => {
       const doc = await readDocument(engine, readFileSync(KOREAN_PAGE), 'korean-page.png');
       const lines = doc.pages[0].blocks.flatMap((b) => b.lines);
@@ -38,6 +38,10 @@ describe('a page in a script the model never learnt', () => {
         'every line is marked unread',
       );
       assert.equal(doc.metrics.forwards, 0, 'nothing was decoded');
+      assert.deepEqual(
+        doc.pages[0].warnings?.filter((w) => w.kind === 'UNREAD_SCRIPT').map((w) => w.message),
+        ['the page is in Hangul, which the model does not read'],
+      );
     },
   );
 

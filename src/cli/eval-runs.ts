@@ -75,7 +75,7 @@ async function runTesseract(lines: EvalLine[], concurrency: number) {
       while (next < lines.length) {
         const i = next++;
         try {
-          texts[i] = await tesseractRead(lines[i].image, 7);
+          texts[i] = await tesseractRead(lines[i].image, 7, lines[i].tesseractLang);
         } catch {
           failed++;
         }

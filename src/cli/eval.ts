@@ -189,7 +189,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
       const { photograph } = values;
       pageResults.push(await runPageSet(engine, set, pages, { withTesseract, decoding, turn, photograph, formulas }));
     }
-    const folders = values['line-dir'] ? [resolve(values['line-dir'])] : [];
+    const folders = values['line-dir'] ? values['line-dir'].split(',').map((d) => resolve(d)) : [];
     for (const set of [...lineSets, ...folders]) {
       const lines = (folders.includes(set) ? loadLineFolder(set) : loadLineSet(evalDir, set)).slice(0, limit);
       const name = folders.includes(set) ? basename(set) : set;

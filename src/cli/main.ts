@@ -30,8 +30,9 @@ const HELP: Record<string, string> = {
   --eval-dir DIR                the evaluation folder (default SPECULA_EVAL_DIR, else ../shared/eval)
   --suite lines|pages|all       (default all)
   --sets a,b                    only these sets
-  --line-dir DIR                line images listed in DIR/labels.tsv (image<TAB>text), e.g. training/pdf_lines.py's
-                                held-out pool; scored alone unless --sets names others too
+  --line-dir DIR[,DIR]          line images listed in DIR/labels.tsv (image<TAB>text), e.g. training/pdf_lines.py's
+                                held-out pool or bench/european-lines.py's languages (tesseract with the pack
+                                DIR/meta.json names); scored alone unless --sets names others too
   --limit N                     at most N lines or pages per set
   --batch N                     lines per decoder forward (default the engine's: 8 on CPU, 32 on a GPU)
   --out FILE                    the JSON report (default eval-results/eval.json)

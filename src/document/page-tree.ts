@@ -2,6 +2,7 @@
 import type { Box } from './layout/ink.js';
 import type { BlockType } from './layout/analyze.js';
 import type { TableSpan } from './layout/table-grid.js';
+import type { ScriptShare } from './page-language.js';
 import type { WordOut } from './word-boxes.js';
 
 /** Where a formula read within a line sits in its `text` (as `$latex$`, from `start` to `end`), with its box. */
@@ -18,7 +19,7 @@ export type Distrust = 'low-confidence' | 'readers-disagree' | 'repeats';
 
 /** Something the caller should know about a page's reading beyond its text. */
 export interface PageWarning {
-  kind: 'UNREADABLE_LINES' | 'LITTLE_TEXT';
+  kind: 'UNREADABLE_LINES' | 'LITTLE_TEXT' | 'UNREAD_SCRIPT';
   message: string;
 }
 
@@ -106,4 +107,8 @@ export interface PageOut {
   /** Lines marked unreadable (LineOut.unreadable). */
   unreadableLines?: number;
   warnings?: PageWarning[];
+  /** The scripts of the page's letters, largest share first (document/page-language.ts). */
+  scripts?: ScriptShare[];
+  /** The page's language as ISO 639-3 (`pol`, `rus`, `ell`), where enough text was read to tell; else null. */
+  language?: string | null;
 }

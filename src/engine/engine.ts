@@ -8,7 +8,7 @@ import type { Glyph } from './ctc/align.js';
 import { ctcConfidence } from './ctc/confidence.js';
 import { DraftingContext } from './strategies/drafting-context.js';
 import { EngineError } from './errors.js';
-import { unreadScore } from './ctc/script-gate.js';
+import { scriptVerdict, type ScriptVerdict } from './ctc/script-gate.js';
 import { SpecMetrics } from './decode/metrics.js';
 import { goldenCrops } from './bundle/warm-up.js';
 import { type DecodingOptions, type UncheckedDecoding, resolveDecoding } from './strategies/options.js';
@@ -321,12 +321,12 @@ export class Engine {
    * twice, upright and turned, to tell which way up a page is. `keep`: these crops will be read as lines (not
    * regions), so their visual states are kept for that reading instead of being computed again. `unread`: the
    * bundle's script gate's score (above 0: a script the model lacks; -Infinity without a gate or on a line too
-   * short to judge).
+   * short to judge), and `script` the script it takes a flagged line for.
    */
   async ctcConfidence(
     crops: readonly GrayCrop[],
     opts: { keep?: boolean } = {},
-  ): Promise<{ logProb: number; frames: number; unread: number }[]> {
+  ): Promise<({ logProb: number; frames: number } & ScriptVerdict)[]> {
     if (this.closed) throw new EngineError('ENGINE_CLOSED', 'the engine has been closed');
     if (!crops.length) return [];
     // A line wider than one vision pass as its pieces, cut as its reading will cut them: their states are the ones that
@@ -340,26 +340,30 @@ export class Engine {
     const states = await runVisionChunks(this.bundle, { crops: flat });
     const gate = this.bundle.config.scriptGate;
     const each: { logProb: number; frames: number }[] = [];
-    const scores: number[] = [];
+    const verdicts: ScriptVerdict[] = [];
     let row = 0;
     for (const state of states) {
       const mine = flat.slice(row, (row += state.batch));
       if (opts.keep && !this.readsRegions) this.scheduler.remember(mine, state);
       each.push(...ctcConfidence(state, this.bundle.config.specialIds.ctcBlank));
-      for (let r = 0; r < state.batch; r++) scores.push(gate ? unreadScore(gate, state, r) : -Infinity);
+      for (let r = 0; r < state.batch; r++) {
+        verdicts.push(gate ? scriptVerdict(gate, state, r) : { unread: -Infinity, script: null });
+      }
     }
     let at = 0;
     return pieces.map((p) => {
       const from = at;
       const mine = each.slice(at, (at += p.length));
       const frames = mine.reduce((n, m) => n + m.frames, 0);
-      // A line in pieces: the mean of its pieces' scores that could be judged.
-      const judged = scores.slice(from, at).filter((x) => x > -Infinity);
-      const unread = judged.length ? judged.reduce((a, b) => a + b, 0) / judged.length : -Infinity;
+      // A line in pieces: the mean of its pieces' scores that could be judged, the script of the surest.
+      const judged = verdicts.slice(from, at).filter((v) => v.unread > -Infinity);
+      const unread = judged.length ? judged.reduce((a, v) => a + v.unread, 0) / judged.length : -Infinity;
+      const surest = judged.reduce<ScriptVerdict | null>((a, v) => (a && a.unread >= v.unread ? a : v), null);
       return {
         logProb: frames ? mine.reduce((s, m) => s + (m.frames ? m.logProb * m.frames : 0), 0) / frames : -Infinity,
         frames,
         unread,
+        script: surest?.script ?? null,
       };
     });
   }

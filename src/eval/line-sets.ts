@@ -8,6 +8,8 @@ export interface EvalLine {
   text: string;
   /** The truth ignores the printed case: score case-insensitively. */
   foldCase: boolean;
+  /** tesseract's language pack for the line (its folder's meta.json); English where absent. */
+  tesseractLang?: string;
 }
 
 /** Set name -> its folder, and whether its truth ignores case (SROIE transcribes every receipt upper-cased). */
@@ -48,19 +50,23 @@ export function loadLineSet(evalDir: string, set: string): EvalLine[] {
 /**
  * A folder of line images listed in `labels.tsv` (image file, then its text, tab-separated; more columns are
  * ignored): training/pdf_lines.py writes its pools so, and its held-out split (PDFs never trained on) is scored this
- * way. The set is named after the folder.
+ * way. The set is named after the folder. A `meta.json` beside may name tesseract's language pack for its lines
+ * (`{"tesseract": "pol"}`, bench/european-lines.py).
  */
 export function loadLineFolder(dir: string): EvalLine[] {
   const tsv = join(dir, 'labels.tsv');
   if (!existsSync(tsv)) throw new Error(`no labels.tsv in ${dir}`);
   const set = basename(resolve(dir));
+  const metaFile = join(dir, 'meta.json');
+  const meta = existsSync(metaFile) ? (JSON.parse(readFileSync(metaFile, 'utf8')) as { tesseract?: unknown }) : {};
+  const lang = typeof meta.tesseract === 'string' ? { tesseractLang: meta.tesseract } : {};
   return readFileSync(tsv, 'utf8')
     .split('\n')
     .filter(Boolean)
     .map((row) => {
       const [image, text] = row.split('\t');
       if (!image || text === undefined) throw new Error(`${tsv}: a row is not "image<TAB>text": ${row.slice(0, 80)}`);
-      return { set, image: join(dir, image), text, foldCase: false };
+      return { set, image: join(dir, image), text, foldCase: false, ...lang };
     });
 }
 

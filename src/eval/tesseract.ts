@@ -13,10 +13,13 @@ export async function tesseractVersion(): Promise<string | null> {
   }
 }
 
-/** tesseract's arguments for one image: psm 7 treats it as a single text line, 3 as a full page. */
-export function tesseractArgs(image: string, psm: 3 | 7): string[] {
-  // Its language model is part of what it reads with: a French page is fairly read with `fra` (tesseract-ocr-fra).
-  return [image, 'stdout', '--psm', String(psm), '-l', process.env.SPECULA_TESSERACT_LANG ?? 'eng'];
+/**
+ * tesseract's arguments for one image: psm 7 treats it as a single text line, 3 as a full page. Its language model is
+ * part of what it reads with: a Polish line is fairly read with `pol` (tesseract-ocr-pol); `lang` names the pack, else
+ * SPECULA_TESSERACT_LANG, else English.
+ */
+export function tesseractArgs(image: string, psm: 3 | 7, lang?: string): string[] {
+  return [image, 'stdout', '--psm', String(psm), '-l', lang ?? process.env.SPECULA_TESSERACT_LANG ?? 'eng'];
 }
 
 /** One process per core, each on one thread, as every comparison here runs it. */
@@ -28,8 +31,8 @@ export function tesseractText(stdout: string): string {
 }
 
 /** Read one image with tesseract. */
-export async function tesseractRead(image: string, psm: 3 | 7 = 7): Promise<string> {
-  const { stdout } = await run('tesseract', tesseractArgs(image, psm), {
+export async function tesseractRead(image: string, psm: 3 | 7 = 7, lang?: string): Promise<string> {
+  const { stdout } = await run('tesseract', tesseractArgs(image, psm, lang), {
     maxBuffer: 16 << 20,
     env: { ...process.env, ...TESSERACT_ENV },
   });

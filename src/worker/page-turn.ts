@@ -12,7 +12,7 @@ import { cropLineImage, lineImageTurn } from '../document/line-image.js';
 import { turnPage } from '../document/orientation.js';
 import type { Engine } from '../engine/engine.js';
 import type { GrayCrop } from '../engine/vision/preprocess.js';
-import { inUnreadScript } from './page-script.js';
+import { unreadScriptOf } from './page-script.js';
 
 /** Lines asked about: the longest ones, where the evidence is. */
 const SAMPLE_LINES = 6;
@@ -38,26 +38,26 @@ function pooled(scores: readonly { logProb: number; frames: number }[]): number 
  * Whether crops read better turned half round (a grey crop turned 180 degrees is its pixels in reverse order).
  */
 async function readsBetterHalfRound(engine: Engine, sample: readonly GrayCrop[]): Promise<PageReading> {
-  if (!sample.length) return { upsideDown: false, unreadScript: false };
+  if (!sample.length) return { upsideDown: false, unreadScript: null };
   // Their states are kept for the page's reading only when it comes soon (a batch's worth of lines or fewer queued
   // ahead of it), because behind a long queue kept states only raise the peak memory; the price is a second vision
   // pass over those lines.
   const first = await engine.ctcConfidence(sample, { keep: engine.stats.queued <= engine.maxBatch });
   const asIs = pooled(first);
-  const upright = { upsideDown: false, unreadScript: inUnreadScript(first) };
+  const upright = { upsideDown: false, unreadScript: unreadScriptOf(first) };
   if (asIs >= SURE) return upright;
   // A Latin page upside down can look like an unread script: the turned reading is asked for either way.
   const second = await engine.ctcConfidence(sample.map((c) => ({ ...c, data: c.data.slice().reverse() })));
   const turned = pooled(second);
   return turned >= CONFIDENT && turned > asIs + MARGIN
-    ? { upsideDown: true, unreadScript: inUnreadScript(second) }
+    ? { upsideDown: true, unreadScript: unreadScriptOf(second) }
     : upright;
 }
 
-/** Which way up a page is read, and whether it is in a script the model lacks (worker/page-script.ts). */
+/** Which way up a page is read, and the script it is in where the model lacks it (worker/page-script.ts). */
 export interface PageReading {
   upsideDown: boolean;
-  unreadScript: boolean;
+  unreadScript: string | null;
 }
 
 /**

@@ -31,7 +31,9 @@ import type { DecodingOptions, UncheckedDecoding } from '../engine/strategies/op
 import type { FormulaReader } from './formula-reader.js';
 import { lineOut } from './line-out.js';
 import { readFormulas } from './page-formulas.js';
+import { unreadScriptWarning } from './page-script.js';
 import { howToRead } from './page-turn.js';
+import { pageLanguage } from '../document/page-language.js';
 import { pageWarnings } from './reading-trust.js';
 import { withPixels } from './pixel-budget.js';
 import { layerAgrees, layerText, withReference } from './text-layer.js';
@@ -105,11 +107,20 @@ function settle(opts: ReadDocumentOptions): Settled {
   return { ...opts, ...reading };
 }
 
-/** The page with its unreadable lines counted and its warnings (reading-trust.ts), where it has any. */
-function withWarnings(page: PageOut, lines: readonly LineOut[], lineHeight: number): PageOut {
+/**
+ * The page with its unreadable lines counted, its warnings (reading-trust.ts) where it has any, and its scripts and
+ * language. `unreadScript`: the script the gate found the page in, where the model does not read it.
+ */
+function withWarnings(
+  page: PageOut,
+  lines: readonly LineOut[],
+  lineHeight: number,
+  unreadScript: string | null,
+): PageOut {
   const unreadableLines = lines.filter((l) => l.unreadable).length;
-  const warnings = pageWarnings(lines, lineHeight);
-  return { ...page, unreadableLines, ...(warnings.length ? { warnings } : {}) };
+  const warnings = [...pageWarnings(lines, lineHeight), ...unreadScriptWarning(unreadScript)];
+  const { scripts, language } = pageLanguage(lines, unreadScript);
+  return { ...page, unreadableLines, scripts, language, ...(warnings.length ? { warnings } : {}) };
 }
 
 /** Milliseconds of the stages before the engine's, summed over a document's pages. */
@@ -136,7 +147,7 @@ async function prepareAdmitted(
   size: { width: number; height: number };
   prepared: PreparedPage;
   crops: LineCrop[];
-  unreadScript: boolean;
+  unreadScript: string | null;
 }> {
   const t0 = performance.now();
   const rendered = await source.render(index);
@@ -164,13 +175,13 @@ async function prepareAdmitted(
     return out;
   };
   let crops = await cut(prepared);
-  let unreadScript = false;
+  let unreadScript: string | null = null;
   // Which way up, asked of the model: a page (half round), or a line image on its side (one quarter or the other);
   // an upright line image is read as it is.
   if (!prepared.oneLine || prepared.turn !== 0) {
     const t = performance.now();
     const how = await howToRead(engine, prepared, crops);
-    unreadScript = how.unreadScript && opts.scriptGate;
+    unreadScript = how.unreadScript;
     if (how.upsideDown) {
       prepared = await preparePageOffThread({
         page: rendered,
@@ -243,6 +254,8 @@ interface StartedPage {
   /** Each line's text in the layer, offered to the engine as evidence. */
   evidence: (string | undefined)[] | undefined;
   frame: PageFrame;
+  /** The script the page is in where the model does not read it (worker/page-script.ts). */
+  unreadScript: string | null;
   /** performance.now() when its rendering began. */
   startedAt: number;
 }
@@ -288,7 +301,7 @@ async function startPage(run: DocumentRun, index: number): Promise<{ reading: Pr
       // formulas.
       align: true,
       signal: run.signal,
-      unreadScripts: unreadScript,
+      unreadScripts: unreadScript !== null && opts.scriptGate,
       ...(evidence ? { evidence } : {}),
       ...(onTokens
         ? {
@@ -297,7 +310,7 @@ async function startPage(run: DocumentRun, index: number): Promise<{ reading: Pr
           }
         : {}),
     })
-    .then((r) => finishPage(run, { index, layout, crops, layer, evidence, frame, startedAt }, r.lines));
+    .then((r) => finishPage(run, { index, layout, crops, layer, evidence, frame, unreadScript, startedAt }, r.lines));
   return { reading, lines: crops.length };
 }
 
@@ -318,7 +331,7 @@ async function finishPage(run: DocumentRun, page: StartedPage, lines: readonly L
     }),
   );
   const done = inSourceFrame(
-    withWarnings(assemblePage(index, layout, texts, opts), texts.flat(), layout.lineHeight),
+    withWarnings(assemblePage(index, layout, texts, opts), texts.flat(), layout.lineHeight, page.unreadScript),
     page.frame,
   );
   run.stages.assemble += performance.now() - t2;

@@ -242,12 +242,12 @@ export function readBundleConfig(dir: string = DEFAULT_BUNDLE): BundleConfig {
       path,
     );
   }
-  if (c.scriptGate && c.scriptGate.weights.length !== c.dims.vocabSize) {
+  const gateRow = c.scriptGate?.weights.find((w) => w.length !== c.dims.vocabSize);
+  if (gateRow) {
     throw new EngineError(
       'BUNDLE_INVALID_CONFIG',
-      `model bundle config is invalid: ${path}: scriptGate has ` +
-        `${c.scriptGate.weights.length} weights for a vocabulary of ` +
-        `${c.dims.vocabSize}`,
+      `model bundle config is invalid: ${path}: scriptGate has a class of ` +
+        `${gateRow.length} weights for a vocabulary of ${c.dims.vocabSize}`,
       path,
     );
   }

@@ -94,6 +94,7 @@ function maxDiff(a: Float32Array, b: Float32Array, name: string, file: string): 
 }
 
 const sum = (a: Float32Array): number => a.reduce((s, x) => s + x, 0);
+const sumAbs = (a: Float32Array): number => a.reduce((s, x) => s + Math.abs(x), 0);
 
 /** Compare `got` with `want`, record the difference, and throw past `tol` (default golden.json's tolerance). */
 type Expect = (name: string, got: Float32Array, want: Float32Array, tol?: number) => void;
@@ -158,19 +159,12 @@ async function checkVision(
   const means = vis.reads?.map((r) => r.mean ?? new Float32Array(0)) ?? [];
   expect('vision.ctc_mean', joined(means), joined(wantMeans), int8 ? MEAN_TOLERANCE_INT8 : g.tolerance);
   expect('vision.vis_mask', vis.mask, wantMask, 0);
-  const relSum = (got: number, want: number): number => Math.abs(got - want) / Math.max(1, Math.abs(want));
-  expect(
-    'vision.vis_k_sum',
-    Float32Array.of(relSum(sum(vis.k), g.vision.expected.vis_k_sum)),
-    Float32Array.of(0),
-    sumTol,
-  );
-  expect(
-    'vision.vis_v_sum',
-    Float32Array.of(relSum(sum(vis.v), g.vision.expected.vis_v_sum)),
-    Float32Array.of(0),
-    sumTol,
-  );
+  // Relative to the sum of the values' sizes: a sum's rounding grows with its terms, not with what they cancel to
+  // (a fine-tuned model's V summed to 4.1, and onnxruntime's sum missed PyTorch's by 8e-4).
+  const relSum = (got: Float32Array, want: number): number =>
+    Math.abs(sum(got) - want) / Math.max(1, Math.abs(want), sumAbs(got));
+  expect('vision.vis_k_sum', Float32Array.of(relSum(vis.k, g.vision.expected.vis_k_sum)), Float32Array.of(0), sumTol);
+  expect('vision.vis_v_sum', Float32Array.of(relSum(vis.v, g.vision.expected.vis_v_sum)), Float32Array.of(0), sumTol);
   return vis;
 }
 
