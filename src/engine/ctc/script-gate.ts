@@ -50,7 +50,8 @@ const BinaryGate = z
 export const ScriptGateSchema = z.union([ClassGate, BinaryGate]);
 export type ScriptGate = z.infer<typeof ScriptGateSchema>;
 
-/** A line's verdict: `unread` is a logit (above 0: more likely a script the model lacks), `script` the likeliest of those. */
+/** A line's verdict: `unread` is a logit (above 0: more likely a script the model lacks), `script` the likeliest
+ * of those. */
 export interface ScriptVerdict {
   unread: number;
   script: string | null;
