@@ -11,7 +11,7 @@ export const READ_LANGUAGES = (
   'pol ces slk hun ron tur hrv slv lav lit ell rus ukr bel bul srp mkd'
 ).split(' ');
 
-/** Letters a guess needs: franc's trigrams mislead on a few words (a Polish phrase of 40 letters came out Romanian). */
+/** Letters a guess needs: on a few words franc's trigrams mistake one language for a neighbour. */
 const MIN_LETTERS = 80;
 
 export interface ScriptShare {

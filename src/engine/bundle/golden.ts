@@ -159,8 +159,7 @@ async function checkVision(
   const means = vis.reads?.map((r) => r.mean ?? new Float32Array(0)) ?? [];
   expect('vision.ctc_mean', joined(means), joined(wantMeans), int8 ? MEAN_TOLERANCE_INT8 : g.tolerance);
   expect('vision.vis_mask', vis.mask, wantMask, 0);
-  // Relative to the sum of the values' sizes: a sum's rounding grows with its terms, not with what they cancel to
-  // (a fine-tuned model's V summed to 4.1, and onnxruntime's sum missed PyTorch's by 8e-4).
+  // Relative to the sum of the values' sizes: a sum's rounding grows with its terms, not with what they cancel to.
   const relSum = (got: Float32Array, want: number): number =>
     Math.abs(sum(got) - want) / Math.max(1, Math.abs(want), sumAbs(got));
   expect('vision.vis_k_sum', Float32Array.of(relSum(vis.k, g.vision.expected.vis_k_sum)), Float32Array.of(0), sumTol);
