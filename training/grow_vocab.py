@@ -18,28 +18,23 @@ _LOOKALIKE = dict(p.split(":") for p in (
 ).split())
 
 
-def seed_char(ch: str) -> str | None:
-    """The old vocabulary's letter a new one starts from, or None."""
+def seed_char(ch: str, old_size: int) -> str | None:
+    """The letter among the checkpoint's first `old_size` ids that a new one starts from, or None."""
     if ch in _LOOKALIKE:
         ch = _LOOKALIKE[ch]
     base = unicodedata.normalize("NFD", ch)[0]
     base = _LOOKALIKE.get(base, base)
-    return base if base in charset.CHAR_TO_ID and charset.CHAR_TO_ID[base] < _OLD_SIZE else None
-
-
-_OLD_SIZE = 0  # set by grow(): ids below it are the checkpoint's own
+    return base if base in charset.CHAR_TO_ID and charset.CHAR_TO_ID[base] < old_size else None
 
 
 def grow(state: dict[str, torch.Tensor], new_size: int, head_scale: float = 0.9, ctc_bias_drop: float = 1.5):
     """Pad tok/lm_head/ctc_head rows from the checkpoint's vocabulary size to new_size, in place."""
-    global _OLD_SIZE
     old = state["tok.weight"].shape[0]
     if old == new_size:
         return state
     if old > new_size:
         raise ValueError(f"checkpoint has {old} vocabulary rows, charset.py only {new_size}")
-    _OLD_SIZE = old
-    seeds = [seed_char(charset.VOCAB[i]) for i in range(old, new_size)]
+    seeds = [seed_char(charset.VOCAB[i], old) for i in range(old, new_size)]
     src = [charset.CHAR_TO_ID[s] if s else None for s in seeds]
     g = torch.Generator().manual_seed(0)
 
@@ -63,6 +58,4 @@ def grow(state: dict[str, torch.Tensor], new_size: int, head_scale: float = 0.9,
 
 
 if __name__ == "__main__":
-    new = charset.VOCAB[222:]
-    _OLD_SIZE = 222
-    print(" ".join(f"{c}<{seed_char(c) or '-'}" for c in new))
+    print(" ".join(f"{c}<{seed_char(c, 222) or '-'}" for c in charset.VOCAB[222:]))
