@@ -45,13 +45,14 @@ export function pageLanguage(
   }
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   const scripts = [...counts]
-    .map(([script, n]) => ({ script: capitalise(script), share: Math.round((n / total) * 1000) / 1000 }))
+    .map(([script, n]) => ({ script: scriptName(script), share: Math.round((n / total) * 1000) / 1000 }))
     .sort((a, b) => b.share - a.share);
   const letters = (read.match(/\p{L}/gu) ?? []).length;
   const guess = letters >= MIN_LETTERS ? franc(read, { only: READ_LANGUAGES, minLength: MIN_LETTERS }) : 'und';
   return { scripts, language: guess === 'und' ? null : guess };
 }
 
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
+/** A script as pages name it: the gate's class names are lower-case ("cyrillic"), Unicode's capitalised. */
+export function scriptName(script: string): string {
+  return script.charAt(0).toUpperCase() + script.slice(1);
 }

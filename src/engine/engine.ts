@@ -8,7 +8,7 @@ import type { Glyph } from './ctc/align.js';
 import { ctcConfidence } from './ctc/confidence.js';
 import { DraftingContext } from './strategies/drafting-context.js';
 import { EngineError } from './errors.js';
-import { scriptVerdict, type ScriptVerdict } from './ctc/script-gate.js';
+import { scriptVerdict, type ScriptVerdict, UNJUDGED } from './ctc/script-gate.js';
 import { SpecMetrics } from './decode/metrics.js';
 import { goldenCrops } from './bundle/warm-up.js';
 import { type DecodingOptions, type UncheckedDecoding, resolveDecoding } from './strategies/options.js';
@@ -346,9 +346,7 @@ export class Engine {
       const mine = flat.slice(row, (row += state.batch));
       if (opts.keep && !this.readsRegions) this.scheduler.remember(mine, state);
       each.push(...ctcConfidence(state, this.bundle.config.specialIds.ctcBlank));
-      for (let r = 0; r < state.batch; r++) {
-        verdicts.push(gate ? scriptVerdict(gate, state, r) : { unread: -Infinity, script: null });
-      }
+      for (let r = 0; r < state.batch; r++) verdicts.push(gate ? scriptVerdict(gate, state, r) : UNJUDGED);
     }
     let at = 0;
     return pieces.map((p) => {

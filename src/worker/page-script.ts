@@ -4,6 +4,7 @@
  * is judged only on several lines that agree, and only then are its lines each read by the CTC head where the gate
  * flags them (ReadOptions.unreadScripts).
  */
+import { scriptName } from '../document/page-language.js';
 import type { PageWarning } from '../document/page-tree.js';
 import { UNNAMED } from '../engine/ctc/script-gate.js';
 
@@ -19,13 +20,16 @@ export function unreadScriptOf(verdicts: readonly { unread: number; script: stri
   const flagged = judged.filter((s) => s.unread > 0);
   if (flagged.length < SHARE * judged.length) return null;
   const votes = new Map<string, number>();
-  for (const f of flagged) votes.set(f.script ?? 'unknown', (votes.get(f.script ?? 'unknown') ?? 0) + 1);
+  for (const f of flagged) {
+    const script = f.script ?? UNNAMED;
+    votes.set(script, (votes.get(script) ?? 0) + 1);
+  }
   return [...votes].sort((a, b) => b[1] - a[1])[0][0];
 }
 
 /** The warning a page in a script the model does not read gets: none where `script` is null. */
 export function unreadScriptWarning(script: string | null): PageWarning[] {
   if (script === null) return [];
-  const which = script === UNNAMED ? 'a script' : `${script[0].toUpperCase()}${script.slice(1)},`;
+  const which = script === UNNAMED ? 'a script' : `${scriptName(script)},`;
   return [{ kind: 'UNREAD_SCRIPT', message: `the page is in ${which} which the model does not read` }];
 }

@@ -57,7 +57,8 @@ export interface ScriptVerdict {
   script: string | null;
 }
 
-const UNJUDGED: ScriptVerdict = { unread: -Infinity, script: null };
+/** The verdict on a line too short to judge, or where there is no gate. */
+export const UNJUDGED: ScriptVerdict = { unread: -Infinity, script: null };
 
 /** The gate's verdict on row `row` of `s`, from the mean CTC distribution its vision pass took (CtcReading.mean). */
 export function scriptVerdict(gate: ScriptGate, s: VisualState, row: number): ScriptVerdict {
