@@ -10,6 +10,7 @@ import { DraftingContext } from './strategies/drafting-context.js';
 import { EngineError } from './errors.js';
 import { scriptVerdict, type ScriptVerdict, UNJUDGED } from './ctc/script-gate.js';
 import { SpecMetrics } from './decode/metrics.js';
+import { oneScriptGlyphs, oneScriptReading } from './decode/mixed-scripts.js';
 import { goldenCrops } from './bundle/warm-up.js';
 import { type DecodingOptions, type UncheckedDecoding, resolveDecoding } from './strategies/options.js';
 import { checkCrop, type GrayCrop, type ImageSpec } from './vision/preprocess.js';
@@ -308,8 +309,11 @@ export class Engine {
           // A line read whole keeps its own ids; pieces' joined text is encoded once.
           reading = { ...r, ids: r.ids ?? tokenizer.encode(r.text) };
         }
-        lines[i] = reading;
-        opts.onLine?.(i, reading);
+        // Look-alike letters settled after decoding, so that every drafter and verifier still gives one answer.
+        const settled = reading.unread ? reading : oneScriptReading(reading);
+        if (settled !== reading) glyphs[i] = glyphs[i]?.map(oneScriptGlyphs);
+        lines[i] = settled === reading ? reading : { ...settled, ids: tokenizer.encode(settled.text) };
+        opts.onLine?.(i, lines[i]);
       }),
     );
     return { lines, glyphs, metrics: { lines: items.length, ...metrics.snapshot() } };
