@@ -11,14 +11,14 @@
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { configFromEnv } from '../src/server/config.js';
 import { startServer } from '../src/server/start.js';
 import { tesseractRead, tesseractVersion } from '../src/eval/tesseract.js';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { reportHeader, ROOT, writeReport } from './lines.js';
+import { benchOptions } from './bench-args.js';
 
-const { values } = parseArgs({
+const { values } = benchOptions(import.meta.url, {
   options: {
     jobs: { type: 'string', default: '8' },
     files: { type: 'string' },

@@ -43,7 +43,7 @@ async function forwardMs(
 }
 
 async function main(): Promise<void> {
-  const args = benchArgs('bench/results/engine.json');
+  const args = benchArgs(import.meta.url, 'bench/results/engine.json');
   const engine = await Engine.open(args.model);
   const { source, crops, files } = await benchLines(engine, args.lines, args.evalDir);
   const rows: Record<string, unknown>[] = [];

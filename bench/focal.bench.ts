@@ -17,7 +17,6 @@
  *   npm run bench:focal -- --regions 4 [--lines 38] [--model models/specula-region-base]
  */
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { Engine, type ReadMetrics } from '../src/engine/engine.js';
 import type { DecodingOptionsInput } from '../src/engine/strategies/options.js';
@@ -26,8 +25,9 @@ import { corpusCer, tally } from '../src/eval/cer.js';
 import { loadRegionCrops } from '../src/eval/region-crops.js';
 import { tesseractVersion } from '../src/eval/tesseract.js';
 import { benchLines, median, reportHeader, tesseractLinesPerSecond, writeReport } from './lines.js';
+import { benchOptions } from './bench-args.js';
 
-const { values } = parseArgs({
+const { values } = benchOptions(import.meta.url, {
   options: {
     lines: { type: 'string', default: '64' },
     pool: { type: 'string', default: '400' },

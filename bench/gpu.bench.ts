@@ -11,7 +11,6 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import cliProgress from 'cli-progress';
 import { type DeviceChoice, parseDeviceChoice } from '../src/engine/bundle/device.js';
 import { Engine } from '../src/engine/engine.js';
@@ -19,8 +18,9 @@ import type { DecodingOptionsInput } from '../src/engine/strategies/options.js';
 import { loadPageSet } from '../src/eval/page-sets.js';
 import { readDocument } from '../src/worker/read-document.js';
 import { benchLines, ROOT, writeReport } from './lines.js';
+import { benchOptions } from './bench-args.js';
 
-const { values } = parseArgs({
+const { values } = benchOptions(import.meta.url, {
   options: {
     device: { type: 'string', default: 'webgpu' },
     lines: { type: 'string', default: '64' },

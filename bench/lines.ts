@@ -2,7 +2,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { cropLine, cropLines } from '../src/document/crop-lines.js';
 import { decodeImage } from '../src/document/decode-image.js';
@@ -10,6 +9,7 @@ import { findLines } from '../src/document/layout/lines.js';
 import type { Engine } from '../src/engine/engine.js';
 import type { GrayCrop } from '../src/engine/vision/preprocess.js';
 import { tesseractRead } from '../src/eval/tesseract.js';
+import { benchOptions } from './bench-args.js';
 
 export const ROOT = resolve(new URL('../..', import.meta.url).pathname);
 
@@ -93,8 +93,12 @@ export interface BenchArgs {
 }
 
 /** The options every benchmark takes: how many lines, from where, with tesseract or not, where the JSON goes. */
-export function benchArgs(defaultOut: string, own: Record<string, { type: 'string' }> = {}): BenchArgs {
-  const { values } = parseArgs({
+export function benchArgs(
+  scriptUrl: string,
+  defaultOut: string,
+  own: Record<string, { type: 'string' }> = {},
+): BenchArgs {
+  const { values } = benchOptions(scriptUrl, {
     options: {
       ...own,
       lines: { type: 'string', default: '64' },

@@ -14,14 +14,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { tesseractRead, tesseractVersion } from '../src/eval/tesseract.js';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { startSpecula } from '../test/helpers/processes.js';
 import { cpuSnapshot, cpuUse } from './cpu-use.js';
 import { ROOT, writeReport } from './lines.js';
+import { benchOptions } from './bench-args.js';
 
-const { values } = parseArgs({
+const { values } = benchOptions(import.meta.url, {
   options: {
     jobs: { type: 'string', default: '50' },
     file: { type: 'string', default: join(ROOT, 'examples', 'sample-page.png') },

@@ -13,13 +13,13 @@
 import '../src/cli/tiering.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Precision } from '../src/engine/bundle/bundle.js';
 import { Engine } from '../src/engine/engine.js';
 import type { DecodingOptionsInput } from '../src/engine/strategies/options.js';
 import { FormulaReader } from '../src/worker/formula-reader.js';
 import { type DocumentReading, readDocument, type StageTimes } from '../src/worker/read-document.js';
 import { ROOT } from './lines.js';
+import { benchOptions } from './bench-args.js';
 
 export interface PageJob {
   file: string;
@@ -40,7 +40,7 @@ export interface ReaderResult {
   tokensPerForward: number;
 }
 
-const { values } = parseArgs({
+const { values } = benchOptions(import.meta.url, {
   options: {
     pages: { type: 'string' },
     drafter: { type: 'string' },

@@ -25,7 +25,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 import { MALLOC_ARENAS_ENV } from '../src/cli/malloc-arenas.js';
@@ -35,10 +34,11 @@ import { type EvalPage, loadPageSet } from '../src/eval/page-sets.js';
 import { TESSERACT_ENV, tesseractArgs, tesseractText, tesseractVersion } from '../src/eval/tesseract.js';
 import { ROOT, writeReport } from './lines.js';
 import type { PageJob, ReaderResult } from './pages-reader.js';
+import { benchOptions } from './bench-args.js';
 
 const run = promisify(execFile);
 
-const { values } = parseArgs({
+const { values } = benchOptions(import.meta.url, {
   options: {
     sets: { type: 'string', default: 'docbank_pages,docling_pages,tesseract_pages' },
     systems: { type: 'string', default: 'default,ar' },

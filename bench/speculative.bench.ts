@@ -24,7 +24,7 @@ interface Config {
 }
 
 async function main(): Promise<void> {
-  const args = benchArgs('bench/results/speculative.json', { only: { type: 'string' } });
+  const args = benchArgs(import.meta.url, 'bench/results/speculative.json', { only: { type: 'string' } });
   const engine = await Engine.open(args.model);
   const bl = await benchLines(engine, args.lines, args.evalDir);
   // What a PDF text layer would give: the lines' true text, as one document.

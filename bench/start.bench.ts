@@ -12,13 +12,13 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { HEAP_FLOOR_FLAG } from '../src/cli/heap-floor.js';
 import { SERVER_MALLOC_ENV } from '../src/cli/malloc-arenas.js';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { median, ROOT, writeReport } from './lines.js';
+import { benchOptions } from './bench-args.js';
 
-const { values } = parseArgs({
+const { values } = benchOptions(import.meta.url, {
   options: {
     runs: { type: 'string', default: '5' },
     node: { type: 'string', default: '' },

@@ -8,11 +8,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import * as ort from 'onnxruntime-node';
 import { median } from './lines.js';
+import { benchOptions } from './bench-args.js';
 
-const { values, positionals } = parseArgs({
+const { values, positionals } = benchOptions(import.meta.url, {
   allowPositionals: true,
   options: {
     lines: { type: 'string', default: '8' },

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { promisify } from 'node:util';
 import { renderWordFormat, WORD_FORMATS, type WordFormat } from '../src/document/formats/index.js';
 import { DEFAULT_SOURCE_LIMITS } from '../src/document/source.js';
 import type { WordOut } from '../src/document/word-boxes.js';
@@ -27,9 +27,10 @@ import {
 import { SOFTWARE_NAME, softwareVersion } from '../src/version.js';
 import { type DocumentReading, readDocument } from '../src/worker/read-document.js';
 import { median, writeReport } from './lines.js';
+import { benchOptions } from './bench-args.js';
 
 const run = promisify(execFile);
-const { values } = parseArgs({
+const { values } = benchOptions(import.meta.url, {
   options: {
     'eval-dir': { type: 'string', default: process.env.SPECULA_EVAL_DIR ?? '../shared/eval' },
     limit: { type: 'string' },
