@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { oneScriptPerWord, oneScriptReading } from '../src/engine/decode/mixed-scripts.js';
+import { Tokenizer } from '../src/engine/bundle/tokenizer.js';
+import { oneScriptPerWord, oneScriptReading, respeltIds } from '../src/engine/decode/mixed-scripts.js';
 
 describe('one script per word', () => {
   it('writes Cyrillic look-alikes inside an English word in Latin', () => {
@@ -22,6 +23,27 @@ describe('one script per word', () => {
     assert.equal(oneScriptPerWord(`Hello ${mixed}`), 'Hello KOM');
     // One Greek letter (a misread W) does not outvote the Latin line around it.
     assert.equal(oneScriptPerWord('RICE \u039bITH PEANUT'), 'RICE \u039bITH PEANUT');
+  });
+
+  it('judges each line of a region on its own', () => {
+    assert.equal(oneScriptPerWord('Привет мир снова\nHello K\u041e\u041c'), 'Привет мир снова\nHello KOM');
+  });
+
+  it('respells a word only where each of its letters has a twin in the chosen script', () => {
+    // In a Russian line: Δ and μ have no Cyrillic twin, so the symbols stay as written.
+    assert.equal(oneScriptPerWord('Разность ΔT и ток μA'), 'Разность ΔT и ток μA');
+    // In a Greek line a Latin capital beside a Greek letter is taken for Greek: the image cannot tell them apart.
+    assert.equal(oneScriptPerWord('Η διαφορά ΔT'), 'Η διαφορά Δ\u03a4');
+  });
+
+  it('writes Roman numerals in Latin letters whatever the line is written in', () => {
+    assert.equal(oneScriptPerWord('в \u0425I\u0425 веке'), 'в XIX веке');
+  });
+
+  it('swaps the ids of the letters it respelt and keeps every other id', () => {
+    const vocab = ['<pad>', '<bos>', '<eos>', '<mask>', '<unk>', 'e', 'x', '\u0435', ' '];
+    const tokenizer = new Tokenizer(vocab, { pad: 0, bos: 1, eos: 2, mask: 3, unk: 4, ctcBlank: 0 }, 1);
+    assert.deepEqual(respeltIds([7, 6, 1, 7, 6, 2, 7], 'ex\nex', tokenizer), [5, 6, 1, 5, 6, 2, 7]);
   });
 
   it('leaves words in one script, and letters with no look-alike, as they are', () => {

@@ -10,7 +10,7 @@ import { DraftingContext } from './strategies/drafting-context.js';
 import { EngineError } from './errors.js';
 import { scriptVerdict, type ScriptVerdict, UNJUDGED } from './ctc/script-gate.js';
 import { SpecMetrics } from './decode/metrics.js';
-import { oneScriptGlyphs, oneScriptReading } from './decode/mixed-scripts.js';
+import { oneScriptGlyphs, oneScriptReading, respeltIds } from './decode/mixed-scripts.js';
 import { goldenCrops } from './bundle/warm-up.js';
 import { type DecodingOptions, type UncheckedDecoding, resolveDecoding } from './strategies/options.js';
 import { checkCrop, type GrayCrop, type ImageSpec } from './vision/preprocess.js';
@@ -311,8 +311,11 @@ export class Engine {
         }
         // Look-alike letters settled after decoding, so that every drafter and verifier still gives one answer.
         const settled = reading.unread ? reading : oneScriptReading(reading);
-        if (settled !== reading) glyphs[i] = glyphs[i]?.map(oneScriptGlyphs);
-        lines[i] = settled === reading ? reading : { ...settled, ids: tokenizer.encode(settled.text) };
+        if (settled !== reading) {
+          glyphs[i] = crops.length > 1 ? glyphs[i]?.map(oneScriptGlyphs) : settled.glyphs && [settled.glyphs];
+          settled.ids = respeltIds(reading.ids, settled.text, tokenizer);
+        }
+        lines[i] = settled;
         opts.onLine?.(i, lines[i]);
       }),
     );

@@ -1,16 +1,20 @@
 /**
  * One script per word. Latin, Greek and Cyrillic share letters that print alike (Unicode's confusables, UTS #39),
  * so the image alone cannot tell Cyrillic "е" from Latin "e", and a model that reads all three scripts sometimes
- * writes a word in two. Real text does not mix scripts inside a word, so such a word is rewritten in one script:
- * the one its unambiguous letters clearly belong to, else the one its line's belong to. Only look-alike
- * letters are replaced, one for one, so a text keeps its length and its glyphs their places.
+ * writes a word in two. Real text does not mix scripts inside a word, so such a word is respelt in one script: the
+ * one its unambiguous letters clearly belong to, else the one its line's belong to, and only where each of its
+ * letters has a twin there. Letters are replaced one for one, so a text keeps its length and its glyphs their places.
  */
 import type { Glyph } from '../ctc/align.js';
+import type { Tokenizer } from '../bundle/tokenizer.js';
 
 type Script = 'Latin' | 'Greek' | 'Cyrillic';
 const SCRIPTS: readonly Script[] = ['Latin', 'Greek', 'Cyrillic'];
 
-/** Letters that print alike, one group per shape: Latin, Greek, Cyrillic ('' where a script has none). */
+/**
+ * Letters identical in common fonts, one group per shape: Latin, Greek, Cyrillic ('' where a script has none).
+ * Pairs that are only similar (ρ and p, ν and v) are left out: there the image can tell them apart.
+ */
 const LOOK_ALIKES: readonly (readonly [string, string, string])[] = [
   ['A', 'Α', 'А'],
   ['B', 'Β', 'В'],
@@ -29,8 +33,10 @@ const LOOK_ALIKES: readonly (readonly [string, string, string])[] = [
   ['X', 'Χ', 'Х'],
   ['Y', 'Υ', ''],
   ['Z', 'Ζ', ''],
+  ['È', '', 'Ѐ'],
   ['Ë', '', 'Ё'],
   ['Ï', 'Ϊ', 'Ї'],
+  ['Ÿ', 'Ϋ', ''],
   ['a', '', 'а'],
   ['c', '', 'с'],
   ['e', '', 'е'],
@@ -41,8 +47,11 @@ const LOOK_ALIKES: readonly (readonly [string, string, string])[] = [
   ['s', '', 'ѕ'],
   ['x', '', 'х'],
   ['y', '', 'у'],
+  ['è', '', 'ѐ'],
   ['ë', '', 'ё'],
-  ['ï', '', 'ї'],
+  ['ï', 'ϊ', 'ї'],
+  ['ó', 'ό', ''],
+  ['ĸ', 'κ', 'к'],
 ];
 
 /** Each look-alike letter's group. */
@@ -52,6 +61,9 @@ const GROUP = new Map<string, readonly [string, string, string]>(
 
 const PATTERNS = SCRIPTS.map((s) => [s, new RegExp(`^\\p{Script=${s}}$`, 'u')] as const);
 const WORD = /[\p{L}\p{M}]+/gu;
+const NOT_LATIN = /[\p{Script=Greek}\p{Script=Cyrillic}]/u;
+/** Roman numerals are Latin letters, whatever the line around them is written in. */
+const ROMAN = new Set('IVXLCDM');
 
 function scriptOf(ch: string): Script | null {
   return PATTERNS.find(([, re]) => re.test(ch))?.[0] ?? null;
@@ -77,21 +89,53 @@ function leader(counts: Map<Script, number>, margin = 1): Script | null {
   return ranked[0][1] - (ranked[1]?.[1] ?? 0) >= margin ? ranked[0][0] : null;
 }
 
-/** `text` with each word that mixes Latin, Greek and Cyrillic letters rewritten in one of them where it can be. */
-export function oneScriptPerWord(text: string): string {
-  let line: ReturnType<typeof tally> | undefined;
-  return text.replace(WORD, (word) => {
+/** `word` respelt in `target`, or null where one of its letters has no twin there. */
+function respell(word: string, target: Script): string | null {
+  const at = SCRIPTS.indexOf(target);
+  let out = '';
+  for (const ch of word) {
+    const s = scriptOf(ch);
+    const twin = s === null || s === target ? ch : GROUP.get(ch)?.[at];
+    if (!twin) return null;
+    out += twin;
+  }
+  return out;
+}
+
+/** One line: each word that mixes scripts respelt in one of them where it can be. */
+function oneScriptLine(line: string): string {
+  let context: ReturnType<typeof tally> | undefined;
+  return line.replace(WORD, (word) => {
     const own = tally(word);
     if (own.all.size < 2) return word;
-    line ??= tally(text);
+    const roman = Array.from(word).every((ch) => ROMAN.has(GROUP.get(ch)?.[0] ?? ch));
+    context ??= tally(line);
     // One unambiguous letter may itself be the misreading (Λ for W in a Latin line): then the line decides.
-    const target = leader(own.telling, 2) ?? leader(line.telling) ?? leader(line.all);
-    if (!target) return word;
-    const at = SCRIPTS.indexOf(target);
-    return Array.from(word, (ch) => {
-      const twin = GROUP.get(ch)?.[at];
-      return twin && scriptOf(ch) !== target ? twin : ch;
-    }).join('');
+    const target = roman ? 'Latin' : (leader(own.telling, 2) ?? leader(context.telling) ?? leader(context.all));
+    return (target && respell(word, target)) ?? word;
+  });
+}
+
+/** `text` with each word that mixes Latin, Greek and Cyrillic letters respelt in one of them; each line on its own. */
+export function oneScriptPerWord(text: string): string {
+  return NOT_LATIN.test(text) ? text.split('\n').map(oneScriptLine).join('\n') : text;
+}
+
+/**
+ * A reading's ids with each character's id swapped where `text`, its respelt text, has another letter (look-alikes
+ * are one token each); ids that are not characters (a region's line breaks aside) are kept as they are.
+ */
+export function respeltIds(ids: readonly number[], text: string, tokenizer: Tokenizer): number[] {
+  const chars = Array.from(text);
+  let k = 0;
+  let ended = false;
+  return ids.map((id) => {
+    ended ||= id === tokenizer.special.eos;
+    if (ended) return id;
+    if (id === tokenizer.lineBreak) k++;
+    if (!tokenizer.isText(id)) return id;
+    const ch = chars[k++];
+    return ch === undefined || ch === tokenizer.vocab[id] ? id : tokenizer.encode(ch)[0];
   });
 }
 
