@@ -1,7 +1,8 @@
-"""The European line set: real typeset lines in nine languages beyond Latin-1, never trained on.
+"""The European line set: real typeset lines in eleven languages beyond Latin-1, never trained on.
 
 Each language's lines are cut from its translation of "The Not So Short Introduction to LaTeX" (lshort) or, for
-Greek, from Greek-language package manuals, as Debian's texlive-lang-* packages ship them: born-digital PDFs whose
+Greek, from Greek-language package manuals, for Hungarian from the huaz package's manual and for Serbian from the
+Serbian TeX Live guide, as Debian's texlive-lang-* packages ship them: born-digital PDFs whose
 text layer labels each line (training/pdf_lines.py's crops and trust checks; pdf_lines.py leaves these packages'
 PDFs out of every training pool). Kept: lines that hold the language's own letters (a letter beyond Latin-1 for
 the Latin-script languages; Greek or Cyrillic for at least half the letters of the others), so that a line of
@@ -10,7 +11,7 @@ tesseract language pack it is compared with); `npm run eval -- --suite lines --l
 
     apt-get install texlive-lang-polish texlive-lang-czechslovak texlive-lang-european texlive-lang-cyrillic \
       texlive-lang-greek tesseract-ocr-pol tesseract-ocr-ces tesseract-ocr-slk tesseract-ocr-slv tesseract-ocr-tur \
-      tesseract-ocr-rus tesseract-ocr-ukr tesseract-ocr-bul tesseract-ocr-ell
+      tesseract-ocr-rus tesseract-ocr-ukr tesseract-ocr-bul tesseract-ocr-ell tesseract-ocr-hun tesseract-ocr-srp
     /usr/bin/python3 bench/european-lines.py --out bench/european
 """
 import argparse
@@ -34,11 +35,17 @@ SOURCES = {
     "uk": ("cyrillic", "ukr", [f"{DOC}/lshort-ukr/lshort-ukr.pdf"]),
     "bg": ("cyrillic", "bul", [f"{DOC}/lshort-bulgarian/lshort-bg.pdf"]),
     "el": ("greek", "ell", [f"{DOC}/begingreek/begingreek.pdf", f"{DOC}/greektonoi/greektonoi.pdf"]),
+    "hu": ("latin", "hun", [f"{DOC}/huaz/huaz.pdf"]),
+    "sr": ("cyrillic", "srp", ["/usr/share/doc/texlive-doc/texlive/texlive-sr/texlive-sr.pdf"]),
 }
 
 # The Russian lshort's fonts map Windows-1251 codes to Cyrillic glyphs without a Unicode table, so its text layer
 # reads them as Latin-1 ("Ýòî" for "Это"): decoded back, a line's label is the text its glyphs show.
 LAYER_CODEC = {"ru": "cp1251"}
+
+# The Serbian TeX Live guide's font (Old Standard) sets Serbian б and the italic г д п т as glyphs its text layer
+# names by Adobe's private-use code points (afii10063, afii10064, afii10192, afii10831, afii10832).
+LAYER_TABLE = {"sr": {0xF6C4: "г", 0xF6C5: "б", 0xF6C6: "д", 0xF6C7: "п", 0xF6C8: "т"}}
 
 
 def relabel(lang: str, text: str) -> str | None:
@@ -74,7 +81,7 @@ def build(out: str, per_language: int, seed: int, only: list[str]) -> None:
         rng.shuffle(pages)
         rows = []
         for pdf, page in pages:
-            lines = [(img, relabel(lang, text)) for img, text in page_lines(pdf, page, rng)]
+            lines = [(img, relabel(lang, text)) for img, text in page_lines(pdf, page, rng, LAYER_TABLE.get(lang))]
             lines = [(img, text) for img, text in lines if text and in_language(text, script)]
             for img, text in rng.sample(lines, min(len(lines), 4)):  # a few a page: many pages, not a few
                 name = f"{lang}-{len(rows):04d}.png"

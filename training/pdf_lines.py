@@ -95,9 +95,10 @@ def render_page(pdf: str, page: int, dpi: int) -> Image.Image | None:
     return Image.open(io.BytesIO(png)).convert("L") if png else None
 
 
-def label(words) -> str | None:
-    """The words as one line of the model's charset, or None when the text layer cannot be trusted for the crop."""
-    text = unicodedata.normalize("NFKC", " ".join(w[4] for w in words)).strip()
+def label(words, table: dict[int, str] | None = None) -> str | None:
+    """The words as one line of the model's charset, or None when the text layer cannot be trusted for the crop.
+    `table`: a str.translate table for a text layer that names some glyphs by private-use code points."""
+    text = unicodedata.normalize("NFKC", " ".join(w[4] for w in words).translate(table or {})).strip()
     text = " ".join(text.split())
     if len(text) < 3 or any(c not in _ALLOWED for c in text):
         return None
@@ -120,7 +121,7 @@ def overlaps(a, b) -> float:
     return max(0.0, w) * max(0.0, h) / area if area > 0 else 0.0
 
 
-def page_lines(pdf: str, page: int, rng: random.Random):
+def page_lines(pdf: str, page: int, rng: random.Random, table: dict[int, str] | None = None):
     """Clean crops of a page's trustworthy lines, with training-like margins: [(image, text)]."""
     lines = text_lines(pdf, page)
     if not lines:
@@ -132,7 +133,7 @@ def page_lines(pdf: str, page: int, rng: random.Random):
     s = dpi / 72.0
     out = []
     for i, (box, words) in enumerate(lines):
-        text = label(words)
+        text = label(words, table)
         if text is None:
             continue
         if any(overlaps(box, other[0]) > 0.2 or overlaps(other[0], box) > 0.2 for j, other in enumerate(lines) if j != i):
