@@ -4,6 +4,7 @@
  * is franc's trigram guess among the languages the model's letters spell, given enough text to tell.
  */
 import { franc } from 'franc';
+import { scriptOf } from '../engine/decode/mixed-scripts.js';
 
 /** ISO 639-3 codes of the languages whose alphabets the line model reads (training/european.py and Latin-1's own). */
 export const READ_LANGUAGES = (
@@ -21,9 +22,6 @@ export interface ScriptShare {
   share: number;
 }
 
-const SCRIPTS = ['Latin', 'Greek', 'Cyrillic'] as const;
-const PATTERNS = SCRIPTS.map((s) => [s, new RegExp(`\\p{Script=${s}}`, 'u')] as const);
-
 /** The page's scripts, largest share first, and its language (null where it cannot be told). */
 export function pageLanguage(
   lines: readonly { text: string; unread?: boolean }[],
@@ -39,8 +37,8 @@ export function pageLanguage(
     }
     read += `${line.text}\n`;
     for (const ch of line.text) {
-      const hit = PATTERNS.find(([, re]) => re.test(ch));
-      if (hit) counts.set(hit[0], (counts.get(hit[0]) ?? 0) + 1);
+      const script = scriptOf(ch);
+      if (script) counts.set(script, (counts.get(script) ?? 0) + 1);
     }
   }
   const total = [...counts.values()].reduce((a, b) => a + b, 0);

@@ -8,7 +8,7 @@
 import type { Glyph } from '../ctc/align.js';
 import type { Tokenizer } from '../bundle/tokenizer.js';
 
-type Script = 'Latin' | 'Greek' | 'Cyrillic';
+export type Script = 'Latin' | 'Greek' | 'Cyrillic';
 const SCRIPTS: readonly Script[] = ['Latin', 'Greek', 'Cyrillic'];
 
 /**
@@ -65,7 +65,8 @@ const NOT_LATIN = /[\p{Script=Greek}\p{Script=Cyrillic}]/u;
 /** Roman numerals are Latin letters, whatever the line around them is written in. */
 const ROMAN = new Set('IVXLCDM');
 
-function scriptOf(ch: string): Script | null {
+/** The script of one character among those the line model reads, or null (digits, punctuation, other scripts). */
+export function scriptOf(ch: string): Script | null {
   return PATTERNS.find(([, re]) => re.test(ch))?.[0] ?? null;
 }
 
