@@ -1,7 +1,7 @@
 """Text for synthetic lines, drawn from several sources so the model sees what documents hold.
 
 Sources: prose (Debian's fortunes and licence texts), word lists in six Western European languages,
-numbers, dates, prices, identifiers, URLs and e-mails, punctuation-heavy strings, citations, and
+numbers, dates, prices, identifiers, URLs and e-mails, punctuation-heavy strings, citations, names with ™ ® ©, and
 uniformly random characters so that rare glyphs are seen too. Nothing here reads ../shared/eval.
 """
 import glob
@@ -173,6 +173,15 @@ class TextSource:
                          f"Eq. ({r.randint(1, 40)})", f"pp. {r.randint(1, 300)}–{r.randint(301, 900)}",
                          f"Vol. {r.randint(1, 80)}, No. {r.randint(1, 12)}", f"§ {r.randint(1, 20)}.{r.randint(1, 9)}"])
 
+    def _marked(self) -> str:
+        """A product or company name with its trade mark, registered or copyright sign, as notices and packaging set
+        them: without these the model that also reads Cyrillic takes a small ™ for "тм"."""
+        r = self.rng
+        name = self._word().title()
+        sign = r.choice(["™", "™", "®", "®", "©"])
+        return r.choice([f"{name}{sign}", f"{name}{sign} {self._word()}", f"{sign} {r.randint(1970, 2030)} {name}",
+                         f"{name.upper()}{sign}", f"{name} {self._word().title()}{sign}"])
+
     def _random_chars(self) -> str:
         r = self.rng
         return "".join(r.choice(CHARS[1:]) for _ in range(r.randint(1, 6)))
@@ -208,8 +217,10 @@ class TextSource:
     def _piece(self) -> str:
         r = self.rng
         k = r.random()
-        if k < 0.30:
+        if k < 0.27:
             return self._word()
+        if k < 0.30:
+            return self._marked()
         if k < 0.45:
             return self._number()
         if k < 0.52:
